@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * OpenVPN data channel offload - module and device
+ *
+ * Module init/exit, the "ovpn" rtnl link kind and the net_device it
+ * creates.  The device exists independently of peers: in P2P mode its
+ * carrier follows the presence of the single peer, in MP mode it is always
+ * up and packets are routed to peers by their VPN addresses.
+ */
+
+#include <linux/ethtool.h>
+#include <linux/inetdevice.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <net/ip.h>
+#include <net/rtnetlink.h>
+#include <uapi/linux/if_arp.h>
+
+#include "main.h"
+#include "netlink.h"
+#include "ovpnpriv.h"
+
+static const struct net_device_ops ovpn_netdev_ops;
+
+/**
+ * ovpn_dev_is_valid - tell whether a net_device is an ovpn device
+ * @dev: the device to check
+ *
+ * Return: true if @dev was created by this module, so its private area is
+ * a struct ovpn_priv.
+ */
+bool ovpn_dev_is_valid(const struct net_device *dev)
+{
+	return dev->netdev_ops == &ovpn_netdev_ops;
+}
+
+/*
+ * In MP mode clients reach each other through the server, so packets
+ * routinely leave through the device they came in on.  That is the normal
+ * case here, not a misrouting to correct with ICMP redirects.  The kernel
+ * sends redirects if either the device or "all" asks for it, so both are
+ * turned off.  Done at open, not at creation, so that it also holds after
+ * the device moved to another namespace.
+ */
+static void ovpn_disable_redirects(struct net_device *dev)
+{
+	struct in_device *in_dev = __in_dev_get_rtnl(dev);
+
+	if (in_dev)
+		IN_DEV_CONF_SET(in_dev, SEND_REDIRECTS, 0);
+	IPV4_DEVCONF_ALL(dev_net(dev), SEND_REDIRECTS) = 0;
+}
+
+static int ovpn_net_open(struct net_device *dev)
+{
+	struct ovpn_priv *ovpn = netdev_priv(dev);
+
+	if (ovpn->mode == OVPN_MODE_MP)
+		ovpn_disable_redirects(dev);
+
+	netif_tx_start_all_queues(dev);
+	return 0;
+}
+
+static int ovpn_net_stop(struct net_device *dev)
+{
+	netif_tx_stop_all_queues(dev);
+	return 0;
+}
+
+/* No peer can exist yet: every packet is dropped and counted. */
+static netdev_tx_t ovpn_net_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	dev_dstats_tx_dropped(dev);
+	kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops ovpn_netdev_ops = {
+	.ndo_open		= ovpn_net_open,
+	.ndo_stop		= ovpn_net_stop,
+	.ndo_start_xmit		= ovpn_net_xmit,
+};
+
+static void ovpn_get_drvinfo(struct net_device *dev,
+			     struct ethtool_drvinfo *info)
+{
+	strscpy(info->driver, "ovpn", sizeof(info->driver));
+	strscpy(info->bus_info, "ovpn", sizeof(info->bus_info));
+}
+
+static const struct ethtool_ops ovpn_ethtool_ops = {
+	.get_drvinfo		= ovpn_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_ts_info		= ethtool_op_get_ts_info,
+};
+
+static const struct device_type ovpn_type = {
+	.name = "ovpn",
+};
+
+static void ovpn_setup(struct net_device *dev)
+{
+	netdev_features_t feat = NETIF_F_SG | NETIF_F_GSO |
+				 NETIF_F_GSO_SOFTWARE | NETIF_F_HIGHDMA;
+
+	dev->needs_free_netdev = true;
+	dev->pcpu_stat_type = NETDEV_PCPU_STAT_DSTATS;
+
+	dev->netdev_ops = &ovpn_netdev_ops;
+	dev->ethtool_ops = &ovpn_ethtool_ops;
+	SET_NETDEV_DEVTYPE(dev, &ovpn_type);
+
+	/* A layer 3 tunnel: no link-layer header, no neighbours. */
+	dev->type = ARPHRD_NONE;
+	dev->flags = IFF_POINTOPOINT | IFF_NOARP;
+	dev->hard_header_len = 0;
+	dev->addr_len = 0;
+	dev->priv_flags |= IFF_NO_QUEUE;
+	/* The data path takes no lock of the device's. */
+	dev->lltx = true;
+
+	dev->mtu = ETH_DATA_LEN - OVPN_HEAD_ROOM;
+	dev->min_mtu = IPV4_MIN_MTU;
+	dev->max_mtu = IP_MAX_MTU - OVPN_HEAD_ROOM;
+	dev->needed_headroom = ALIGN(OVPN_HEAD_ROOM, 4);
+	dev->needed_tailroom = OVPN_TAIL_ROOM;
+
+	dev->features |= feat;
+	dev->hw_features |= feat;
+	dev->hw_enc_features |= feat;
+
+	/*
+	 * In MP mode the peer is chosen by the nexthop of the route that sent
+	 * the packet here, so the route must stay attached to the skb.
+	 */
+	netif_keep_dst(dev);
+}
+
+static int ovpn_newlink(struct net_device *dev,
+			struct rtnl_newlink_params *params,
+			struct netlink_ext_ack *extack)
+{
+	struct ovpn_priv *ovpn = netdev_priv(dev);
+	struct nlattr **data = params->data;
+	enum ovpn_mode mode = OVPN_MODE_P2P;
+
+	if (data && data[IFLA_OVPN_MODE])
+		mode = nla_get_u8(data[IFLA_OVPN_MODE]);
+
+	ovpn->dev = dev;
+	ovpn->mode = mode;
+
+	/* A P2P device has no carrier until its peer exists. */
+	if (mode == OVPN_MODE_MP)
+		netif_carrier_on(dev);
+	else
+		netif_carrier_off(dev);
+
+	return register_netdevice(dev);
+}
+
+static int ovpn_fill_info(struct sk_buff *skb, const struct net_device *dev)
+{
+	struct ovpn_priv *ovpn = netdev_priv(dev);
+
+	if (nla_put_u8(skb, IFLA_OVPN_MODE, ovpn->mode))
+		return -EMSGSIZE;
+
+	return 0;
+}
+
+static size_t ovpn_get_size(const struct net_device *dev)
+{
+	return nla_total_size(sizeof(u8));	/* IFLA_OVPN_MODE */
+}
+
+static const struct nla_policy ovpn_policy[IFLA_OVPN_MAX + 1] = {
+	[IFLA_OVPN_MODE] = NLA_POLICY_RANGE(NLA_U8, OVPN_MODE_P2P,
+					    OVPN_MODE_MP),
+};
+
+static struct rtnl_link_ops ovpn_link_ops = {
+	.kind		= "ovpn",
+	.netns_refund	= false,
+	.priv_size	= sizeof(struct ovpn_priv),
+	.setup		= ovpn_setup,
+	.policy		= ovpn_policy,
+	.maxtype	= IFLA_OVPN_MAX,
+	.newlink	= ovpn_newlink,
+	.get_size	= ovpn_get_size,
+	.fill_info	= ovpn_fill_info,
+};
+
+static int __init ovpn_init(void)
+{
+	int err;
+
+	err = rtnl_link_register(&ovpn_link_ops);
+	if (err) {
+		pr_err("ovpn: cannot register rtnl link ops: %d\n", err);
+		return err;
+	}
+
+	err = ovpn_nl_register();
+	if (err) {
+		pr_err("ovpn: cannot register netlink family: %d\n", err);
+		goto unreg_rtnl;
+	}
+
+	return 0;
+
+unreg_rtnl:
+	rtnl_link_unregister(&ovpn_link_ops);
+	return err;
+}
+
+/*
+ * The netlink family goes first so that no new request can reach a device;
+ * unregistering the link ops then deletes every remaining device.
+ */
+static void __exit ovpn_cleanup(void)
+{
+	ovpn_nl_unregister();
+	rtnl_link_unregister(&ovpn_link_ops);
+	rcu_barrier();
+}
+
+module_init(ovpn_init);
+module_exit(ovpn_cleanup);
+
+MODULE_DESCRIPTION("OpenVPN data channel offload (ovpn)");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_RTNL_LINK("ovpn");

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the lab root's Debian kernel under QEMU (software emulation, guest
+# "-cpu max") with virtme-ng, run one command in the guest and return its
+# status.  The guest's root filesystem is the lab root, read-only; the
+# repository is at /src and a results directory at $OVPN_LAB_OUT (the
+# host's <out> directory), both writable.
+#
+# The whole console, kernel log included, is kept in <out>/console.log and
+# checked: a WARNING, BUG, Oops, KASAN report, lockdep splat, RCU stall,
+# soft lockup, hung task, refcount or percpu_ref complaint, a device that
+# cannot be unregistered, or a panic fails the boot even if the command
+# succeeded.
+#
+# Usage: boot.sh [-f flavour] [-c cpus] [-m memory] [-t seconds]
+#                [-o outdir] -- command...
+#   flavour: amd64 (default) or rt-amd64; outdir is relative to the
+#   repository (default .build/out/<timestamp>).
+
+. "$(dirname "$0")/common.sh"
+
+flavour=amd64
+cpus=2
+memory=2G
+limit=1800
+out=
+
+while getopts "f:c:m:t:o:" opt; do
+	case $opt in
+	f) flavour=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	m) memory=$OPTARG ;;
+	t) limit=$OPTARG ;;
+	o) out=$OPTARG ;;
+	*) lab_die "usage: boot.sh [-f flavour] [-c cpus] [-m mem] [-t s] [-o dir] -- cmd" ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || lab_die "no guest command"
+
+root=$("$LAB_DIR/mkroot.sh")
+kver=$(lab_kver "$root" "$flavour")
+out=${out:-.build/out/$(date +%Y%m%d-%H%M%S)-$$}
+rm -rf "${REPO_DIR:?}/$out"
+mkdir -p "$REPO_DIR/$out"
+console=$REPO_DIR/$out/console.log
+
+# The guest runs the command from the repository with a few facts about
+# the boot in its environment.
+guest_cmd="cd /src && export OVPN_LAB_OUT=/src/$out OVPN_LAB_KVER=$kver && $*"
+
+lab_log "booting $kver (cpus=$cpus memory=$memory limit=${limit}s)"
+start=$(date +%s)
+set +e
+# QEMU truncates files it is given as console outputs: keep vng's output
+# a pipe and let tee write the log.
+lab_chroot "$root" timeout --kill-after=30 "$limit" \
+	vng --run "/boot/vmlinuz-$kver" --disable-kvm \
+	--cpus "$cpus" --memory "$memory" --qemu-opts=-cpu\ max \
+	--verbose --rwdir="/src/$out" --exec "$guest_cmd" 2>&1 | tee "$console"
+rc=${PIPESTATUS[0]}
+set -e
+lab_log "guest finished with status $rc after $(($(date +%s) - start)) s"
+[ "$rc" = 124 ] && lab_log "the guest ran out of time (${limit}s)"
+
+if ! "$LAB_DIR/check-log.sh" "$console"; then
+	[ "$rc" = 0 ] && rc=3
+fi
+exit "$rc"

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build ovpn.ko out of tree inside the lab root, against the headers of the
+# root's kernel, with the kernel's own compiler.  W=1 is always on and any
+# compiler warning fails the build.
+#
+# Usage: build.sh [flavour]     flavour: amd64 (default) or rt-amd64
+# Prints the path of the built module, relative to the repository.
+
+. "$(dirname "$0")/common.sh"
+
+flavour=${1:-amd64}
+root=$("$LAB_DIR/mkroot.sh")
+kver=$(lab_kver "$root" "$flavour")
+out=.build/$kver
+log=$REPO_DIR/$out/build.log
+
+mkdir -p "$REPO_DIR/$out"
+lab_log "building ovpn.ko for $kver"
+if ! lab_chroot "$root" timeout 900 make -C "/lib/modules/$kver/build" \
+	M=/src/drivers/net/ovpn MO="/src/$out" CONFIG_OVPN=m W=1 \
+	-j"$(nproc)" modules >"$log" 2>&1; then
+	cat "$log" >&2
+	lab_die "module build failed"
+fi
+if grep -E 'warning:|error:' "$log" >&2; then
+	lab_die "module build has warnings"
+fi
+echo "$out/ovpn.ko"

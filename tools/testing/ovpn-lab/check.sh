@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The project's test command ("make check"): from a bare Debian machine,
+# build the lab root (cached), build the module for each kernel flavour
+# with W=1, check the UAPI against upstream's, build ovpn-cli, boot each
+# flavour and run the selftests in the guest, then prove the lab itself
+# catches a failing assertion and a kernel warning.  Ends with the line
+# "N passed, N failed" and fails if anything failed.
+#
+# Usage: check.sh [flavour...]     default: amd64 rt-amd64
+#   OVPN_LAB_CPUS, OVPN_LAB_MEMORY: guest size (default 2, 2G)
+
+. "$(dirname "$0")/common.sh"
+
+flavours=${*:-amd64 rt-amd64}
+cpus=${OVPN_LAB_CPUS:-2}
+memory=${OVPN_LAB_MEMORY:-2G}
+passed=0
+failed=0
+t0=$(date +%s)
+
+result()
+{
+	local status=$1 name=$2
+
+	if [ "$status" = 0 ]; then
+		passed=$((passed + 1))
+		echo "ok - $name"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $name"
+	fi
+}
+
+root=$("$LAB_DIR/mkroot.sh")
+lab_log "lab root: $root"
+selftests=tools/testing/selftests/net/ovpn
+scripts=$(sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' "$REPO_DIR/$selftests/Makefile" |
+	grep -o 'test-[a-z0-9-]*\.sh' | sed "s|^|$selftests/|" | xargs)
+
+# Host-side checks, in the root's toolchain.
+set +e
+lab_chroot "$root" /src/tools/testing/ovpn-lab/abi-check.sh \
+	/src/include/uapi/linux/ovpn.h /usr/include/linux/ovpn.h
+result $? "uapi header matches the distribution kernel's ovpn ABI"
+
+lab_chroot "$root" /bin/sh -c "cd /src/$selftests && \
+	cc -O2 -Wall -Wextra -Werror -I/src/include/uapi \
+	\$(pkg-config --cflags libnl-3.0 libnl-genl-3.0) -o /src/.build/ovpn-cli \
+	ovpn-cli.c \$(pkg-config --libs libnl-3.0 libnl-genl-3.0)"
+result $? "ovpn-cli builds without warnings"
+set -e
+
+for flavour in $flavours; do
+	kver=$(lab_kver "$root" "$flavour")
+	set +e
+	ko=$("$LAB_DIR/build.sh" "$flavour")
+	result $? "ovpn.ko builds with W=1 and no warning ($kver)"
+	set -e
+	[ -n "$ko" ] || continue
+
+	out=.build/out/check-$flavour
+	set +e
+	"$LAB_DIR/boot.sh" -f "$flavour" -c "$cpus" -m "$memory" -o "$out" -- \
+		OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli \
+		tools/testing/ovpn-lab/guest-selftests.sh $scripts
+	"$LAB_DIR/check-log.sh" "$REPO_DIR/$out/console.log"
+	result $? "guest kernel log is clean ($kver)"
+	set -e
+	if [ -r "$REPO_DIR/$out/summary" ]; then
+		read -r p f s <"$REPO_DIR/$out/summary"
+	else
+		p=0 f=1 s=0
+		echo "not ok - no selftest summary from the guest ($kver)"
+	fi
+	lab_log "selftests on $kver: $p passed, $f failed, $s skipped"
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
+
+# The lab's self-test: a run with one failing assertion and one kernel
+# warning must be reported as failed, for both reasons.
+kver=$(lab_kver "$root" amd64)
+lab_chroot "$root" timeout 600 make -C "/lib/modules/$kver/build" \
+	M=/src/tools/testing/ovpn-lab/lab-warn MO="/src/.build/lab-warn-$kver" \
+	modules >/dev/null
+out=.build/out/lab-selftest
+set +e
+"$LAB_DIR/boot.sh" -o "$out" -- \
+	"insmod /src/.build/lab-warn-$kver/lab_warn.ko; \
+	 tools/testing/ovpn-lab/guest-selftests.sh tools/testing/ovpn-lab/selftest-fail.sh" \
+	>"$REPO_DIR/$out.log" 2>&1
+rc=$?
+lab_log "lab self-test boot returned $rc (must be non-zero)"
+[ "$rc" != 0 ]
+result $? "lab: a failing run makes the boot fail"
+summary=$(cat "$REPO_DIR/$out/summary" 2>/dev/null)
+[ "$summary" = "1 1 0" ]
+result $? "lab: a failing assertion is counted as one failure (got '$summary')"
+"$LAB_DIR/check-log.sh" "$REPO_DIR/$out/console.log" 2>&1 |
+	grep -q 'deliberate warning'
+result $? "lab: a guest kernel WARNING is caught in the log"
+
+lab_log "check took $(($(date +%s) - t0)) s"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

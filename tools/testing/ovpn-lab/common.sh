@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings and helpers of the ovpn test lab.  Sourced, never run.
+#
+# Everything slow to rebuild lives under $OVPN_LAB_CACHE, outside the work
+# tree, keyed by what determines it, so a second run reuses it and a fresh
+# machine rebuilds it.
+
+set -euo pipefail
+
+LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$LAB_DIR/../../.." && pwd)
+OVPN_LAB_CACHE=${OVPN_LAB_CACHE:-/var/cache/ovpn-lab}
+# Debian suite of the lab root and the suite the 7.3 kernel comes from.
+LAB_SUITE=trixie
+LAB_KSUITE=trixie-backports
+
+lab_log()
+{
+	printf '[lab %(%H:%M:%S)T] %s\n' -1 "$*" >&2
+}
+
+lab_die()
+{
+	lab_log "error: $*"
+	exit 1
+}
+
+# The Debian mirror the host already uses: never hard-coded, read from the
+# host's apt configuration at run time.
+lab_mirror()
+{
+	local uri
+
+	uri=$(sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/*.sources \
+		2>/dev/null | tr ' ' '\n' | grep -v -- '-security' | head -n1)
+	if [ -z "$uri" ] && [ -r /etc/apt/sources.list ]; then
+		uri=$(awk '$1 == "deb" && $0 !~ /security/ {
+			for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' \
+			/etc/apt/sources.list)
+	fi
+	[ -n "$uri" ] || lab_die "no Debian mirror found in the host's apt configuration"
+	echo "${uri%/}"
+}
+
+# The root is keyed by the recipe that builds it: change the recipe, get a
+# new root.
+lab_root_key()
+{
+	cat "$LAB_DIR/mkroot.sh" "$LAB_DIR/packages.txt" | sha256sum | cut -c1-12
+}
+
+# OVPN_LAB_ROOT picks an existing root instead (for experiments).
+lab_root()
+{
+	echo "${OVPN_LAB_ROOT:-$OVPN_LAB_CACHE/root-$LAB_SUITE-$(lab_root_key)}"
+}
+
+# Run a command chrooted into the lab root, inside a private mount
+# namespace so that /proc, /sys, /dev and /tmp mounts vanish with it.  The
+# repository is bind-mounted at /src.
+lab_chroot()
+{
+	local root=$1
+
+	shift
+	mkdir -p "$root/src"
+	unshare --mount --propagation private -- /bin/bash -c '
+		root=$1; repo=$2; shift 2
+		mount -t proc proc "$root/proc"
+		mount --rbind /sys "$root/sys"
+		mount --rbind /dev "$root/dev"
+		mount -t tmpfs tmpfs "$root/tmp"
+		mount --bind "$repo" "$root/src"
+		exec chroot "$root" /usr/bin/env -i \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root TERM=${TERM:-dumb} LC_ALL=C.UTF-8 \
+			DEBIAN_FRONTEND=noninteractive "$@"
+	' lab-chroot "$root" "$REPO_DIR" "$@"
+}
+
+# Kernel release of the chosen flavour inside the root ("amd64" or
+# "rt-amd64"), the newest one installed.  The release is
+# "<version>-<flavour>" and the version has no dash.
+lab_kver()
+{
+	local root=$1 flavour=${2:-amd64}
+
+	ls "$root/lib/modules" | grep -E -- "^[^-]+-${flavour}\$" | sort -V | \
+		tail -n1 | grep . || lab_die "no $flavour kernel in $root"
+}

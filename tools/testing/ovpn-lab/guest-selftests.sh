@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs in the guest: run selftest scripts one after the other, each under a
+# time limit, keep each one's KTAP output in $OVPN_LAB_OUT and count its
+# test points.  A script that dies before finishing its plan, or exits
+# non-zero with no failing test point, counts as one more failure.
+#
+# Usage: guest-selftests.sh SCRIPT...
+# Writes $OVPN_LAB_OUT/summary: "<passed> <failed> <skipped>".
+
+set -u
+
+limit=${OVPN_TEST_TIMEOUT:-900}
+passed=0
+failed=0
+skipped=0
+
+for script in "$@"; do
+	name=$(basename "$script" .sh)
+	ktap=$OVPN_LAB_OUT/$name.ktap
+	echo "# ---- $name"
+	start=$(date +%s)
+	timeout --kill-after=10 "$limit" "$script" 2>&1 | tee "$ktap"
+	rc=${PIPESTATUS[0]}
+	plan=$(sed -n 's/^1\.\.\([0-9]*\).*/\1/p' "$ktap" | head -n1)
+	ok=$(grep -cE '^ok [0-9]+ ' "$ktap")
+	skip=$(grep -cE '^ok [0-9]+ .*# SKIP' "$ktap")
+	bad=$(grep -cE '^not ok [0-9]+ ' "$ktap")
+	echo "# $name: exit $rc, $((ok - skip)) passed, $bad failed," \
+		"$skip skipped in $(($(date +%s) - start)) s"
+	if [ -n "$plan" ] && [ $((ok + bad)) -lt "$plan" ]; then
+		echo "# $name: only $((ok + bad)) of $plan tests ran"
+		bad=$((bad + plan - ok - bad))
+	fi
+	if [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$bad" = 0 ]; then
+		echo "# $name: exit status $rc without a failing test"
+		bad=1
+	fi
+	passed=$((passed + ok - skip))
+	failed=$((failed + bad))
+	skipped=$((skipped + skip))
+done
+
+echo "$passed $failed $skipped" >"$OVPN_LAB_OUT/summary"
+[ "$failed" = 0 ]
