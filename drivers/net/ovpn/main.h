@@ -27,8 +27,8 @@
  * case.  The default MTU is derived from it, so that a full-sized inner
  * packet still fits a 1500-byte link: 1500 - 84 = 1416.
  */
-#define OVPN_HEAD_ROOM		(OVPN_DATA_OVERHEAD + OVPN_MAX_TRANSPORT_HLEN + \
-				 OVPN_MAX_IP_HLEN)
+#define OVPN_HEAD_ROOM		(OVPN_DATA_OVERHEAD + \
+				 OVPN_MAX_TRANSPORT_HLEN + OVPN_MAX_IP_HLEN)
 
 /* Tail room: AEAD tags are prepended, only block ciphers would pad */
 #define OVPN_TAIL_ROOM		OVPN_AUTH_TAG_SIZE

@@ -47,8 +47,10 @@ int ovpn_nl_pre_doit(const struct genl_split_ops *ops, struct sk_buff *skb,
 	struct nlattr *attr = info->attrs[OVPN_A_IFINDEX];
 	struct net_device *dev;
 
-	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_IFINDEX))
+	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_IFINDEX)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing ifindex");
 		return -EINVAL;
+	}
 
 	dev = netdev_get_by_index(genl_info_net(info), nla_get_u32(attr),
 				  ovpn_nl_tracker(info), GFP_KERNEL);

@@ -39,7 +39,6 @@ family_shape()
 	echo "$fam"
 	expect_eq "name" "name ovpn" "$(grep '^name ' <<<"$fam")"
 	expect_eq "version" "version 1" "$(grep '^version ' <<<"$fam")"
-	expect_eq "maxattr" "maxattr 3" "$(grep '^maxattr ' <<<"$fam")"
 	grep -q '^mcgrp peers ' <<<"$fam" || fail "no multicast group peers"
 	expect_eq "groups" 1 "$(grep -c '^mcgrp ' <<<"$fam")"
 	ops=$(awk '/^op / { print $2 }' <<<"$fam" | sort -n | xargs)
