@@ -35,6 +35,7 @@ result()
 
 root=$("$LAB_DIR/mkroot.sh")
 lab_log "lab root: $root"
+mkdir -p "$REPO_DIR/.build"
 selftests=tools/testing/selftests/net/ovpn
 scripts=$(sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' "$REPO_DIR/$selftests/Makefile" |
 	grep -o 'test-[a-z0-9-]*\.sh' | sed "s|^|$selftests/|" | xargs)
