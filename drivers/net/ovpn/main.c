@@ -16,9 +16,14 @@
 #include <net/rtnetlink.h>
 #include <uapi/linux/if_arp.h>
 
+#include "io.h"
 #include "main.h"
 #include "netlink.h"
 #include "ovpnpriv.h"
+#include "peer.h"
+#include "socket.h"
+
+struct workqueue_struct *ovpn_wq;
 
 static const struct net_device_ops ovpn_netdev_ops;
 
@@ -68,15 +73,58 @@ static int ovpn_net_stop(struct net_device *dev)
 	return 0;
 }
 
-/* No peer can exist yet: every packet is dropped and counted. */
-static netdev_tx_t ovpn_net_xmit(struct sk_buff *skb, struct net_device *dev)
+static int ovpn_net_init(struct net_device *dev)
 {
-	dev_dstats_tx_dropped(dev);
-	kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED);
-	return NETDEV_TX_OK;
+	struct ovpn_priv *ovpn = netdev_priv(dev);
+	int err;
+
+	if (ovpn->mode == OVPN_MODE_MP) {
+		ovpn->peers = kvzalloc(sizeof(*ovpn->peers), GFP_KERNEL);
+		if (!ovpn->peers)
+			return -ENOMEM;
+	}
+
+	err = gro_cells_init(&ovpn->gro_cells, dev);
+	if (err) {
+		kvfree(ovpn->peers);
+		ovpn->peers = NULL;
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * The device is being unregistered (or failed to register): no new peer
+ * or socket may appear, every peer is removed with reason TEARDOWN and
+ * every socket detached.  Peers and sockets hold device references, so
+ * unregistration waits until their deferred releases have run.
+ */
+static void ovpn_net_uninit(struct net_device *dev)
+{
+	struct ovpn_priv *ovpn = netdev_priv(dev);
+
+	spin_lock_bh(&ovpn->lock);
+	ovpn->dying = true;
+	spin_unlock_bh(&ovpn->lock);
+
+	disable_delayed_work_sync(&ovpn->keepalive_work);
+	ovpn_peers_free(ovpn, NULL, OVPN_DEL_PEER_REASON_TEARDOWN);
+	ovpn_sockets_detach_all(ovpn);
+	gro_cells_destroy(&ovpn->gro_cells);
+}
+
+/* Last: nothing can reach the peer tables any more. */
+static void ovpn_priv_free(struct net_device *dev)
+{
+	struct ovpn_priv *ovpn = netdev_priv(dev);
+
+	kvfree(ovpn->peers);
+	ovpn->peers = NULL;
 }
 
 static const struct net_device_ops ovpn_netdev_ops = {
+	.ndo_init		= ovpn_net_init,
+	.ndo_uninit		= ovpn_net_uninit,
 	.ndo_open		= ovpn_net_open,
 	.ndo_stop		= ovpn_net_stop,
 	.ndo_start_xmit		= ovpn_net_xmit,
@@ -105,6 +153,7 @@ static void ovpn_setup(struct net_device *dev)
 				 NETIF_F_GSO_SOFTWARE | NETIF_F_HIGHDMA;
 
 	dev->needs_free_netdev = true;
+	dev->priv_destructor = ovpn_priv_free;
 	dev->pcpu_stat_type = NETDEV_PCPU_STAT_DSTATS;
 
 	dev->netdev_ops = &ovpn_netdev_ops;
@@ -150,6 +199,9 @@ static int ovpn_newlink(struct net_device *dev,
 
 	ovpn->dev = dev;
 	ovpn->mode = mode;
+	spin_lock_init(&ovpn->lock);
+	INIT_LIST_HEAD(&ovpn->sockets);
+	INIT_DELAYED_WORK(&ovpn->keepalive_work, ovpn_priv_keepalive_work);
 
 	/* A P2P device has no carrier until its peer exists. */
 	if (mode == OVPN_MODE_MP)
@@ -196,10 +248,14 @@ static int __init ovpn_init(void)
 {
 	int err;
 
+	ovpn_wq = alloc_workqueue("ovpn", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!ovpn_wq)
+		return -ENOMEM;
+
 	err = rtnl_link_register(&ovpn_link_ops);
 	if (err) {
 		pr_err("ovpn: cannot register rtnl link ops: %d\n", err);
-		return err;
+		goto destroy_wq;
 	}
 
 	err = ovpn_nl_register();
@@ -212,17 +268,27 @@ static int __init ovpn_init(void)
 
 unreg_rtnl:
 	rtnl_link_unregister(&ovpn_link_ops);
+destroy_wq:
+	destroy_workqueue(ovpn_wq);
 	return err;
 }
 
 /*
  * The netlink family goes first so that no new request can reach a device;
- * unregistering the link ops then deletes every remaining device.
+ * unregistering the link ops then deletes every remaining device, which
+ * waits for every peer and socket holding it.  Key slots may still be on
+ * their way out: their percpu_ref switch and release are RCU callbacks
+ * that queue RCU works, hence a barrier, the workqueue drain (which
+ * waits for queued works) and a final barrier for what those works
+ * freed with RCU.
  */
 static void __exit ovpn_cleanup(void)
 {
 	ovpn_nl_unregister();
 	rtnl_link_unregister(&ovpn_link_ops);
+	rcu_barrier();
+	rcu_barrier();
+	destroy_workqueue(ovpn_wq);
 	rcu_barrier();
 }
 

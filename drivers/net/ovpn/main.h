@@ -33,6 +33,13 @@
 /* Tail room: AEAD tags are prepended, only block ciphers would pad */
 #define OVPN_TAIL_ROOM		OVPN_AUTH_TAG_SIZE
 
+/*
+ * The module's own workqueue: every deferred teardown (RCU-deferred object
+ * freeing, peer removal requested from atomic context, keepalive) runs
+ * here, so that module exit can drain it before the code goes away.
+ */
+extern struct workqueue_struct *ovpn_wq;
+
 bool ovpn_dev_is_valid(const struct net_device *dev);
 
 #endif /* _NET_OVPN_MAIN_H_ */

@@ -11,12 +11,20 @@
  */
 
 #include <linux/netdevice.h>
+#include <linux/net.h>
 #include <net/genetlink.h>
+#include <net/ipv6.h>
+#include <net/netlink.h>
+#include <net/sock.h>
 
+#include "bind.h"
+#include "crypto.h"
 #include "main.h"
 #include "netlink.h"
 #include "netlink-gen.h"
 #include "ovpnpriv.h"
+#include "peer.h"
+#include "socket.h"
 
 MODULE_ALIAS_GENL_FAMILY(OVPN_FAMILY_NAME);
 
@@ -87,14 +95,182 @@ void ovpn_nl_post_doit(const struct genl_split_ops *ops, struct sk_buff *skb,
 		netdev_put(ovpn->dev, ovpn_nl_tracker(info));
 }
 
-/*
- * Commands whose handlers are not written yet say so, rather than
- * pretending to succeed.
- */
-static int ovpn_nl_not_implemented(struct netlink_ext_ack *extack)
+/* Resolve the peer a request names; the caller puts it. */
+static struct ovpn_peer *ovpn_nl_peer_lookup(struct ovpn_priv *ovpn,
+					     struct genl_info *info,
+					     struct nlattr *nest, u32 id)
 {
-	NL_SET_ERR_MSG_MOD(extack, "command not implemented yet");
-	return -EOPNOTSUPP;
+	struct ovpn_peer *peer = ovpn_peer_get_by_id(ovpn, id);
+
+	if (!peer)
+		NL_SET_ERR_MSG_ATTR_FMT(info->extack, nest,
+					"no peer with id %u", id);
+	return peer;
+}
+
+/* Checks shared by PEER_NEW and PEER_SET on the peer nest. */
+static int ovpn_nl_peer_precheck(struct ovpn_priv *ovpn,
+				 struct genl_info *info, struct nlattr **attrs)
+{
+	struct nlattr *nest = info->attrs[OVPN_A_PEER];
+
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, attrs, OVPN_A_PEER_ID)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing peer id");
+		return -EINVAL;
+	}
+	if (attrs[OVPN_A_PEER_REMOTE_IPV4] && attrs[OVPN_A_PEER_REMOTE_IPV6]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_REMOTE_IPV6],
+				    "remote IPv4 and IPv6 are exclusive");
+		return -EINVAL;
+	}
+	if (!attrs[OVPN_A_PEER_REMOTE_IPV4] && !attrs[OVPN_A_PEER_REMOTE_IPV6] &&
+	    attrs[OVPN_A_PEER_REMOTE_PORT]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_REMOTE_PORT],
+				    "remote port without remote address");
+		return -EINVAL;
+	}
+	if ((attrs[OVPN_A_PEER_REMOTE_IPV4] || attrs[OVPN_A_PEER_REMOTE_IPV6]) &&
+	    !attrs[OVPN_A_PEER_REMOTE_PORT]) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "remote address without remote port");
+		NL_SET_ERR_ATTR_MISS(info->extack, nest,
+				     OVPN_A_PEER_REMOTE_PORT);
+		return -EINVAL;
+	}
+	if (attrs[OVPN_A_PEER_LOCAL_IPV4] && !attrs[OVPN_A_PEER_REMOTE_IPV4]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_LOCAL_IPV4],
+				    "local IPv4 needs a remote IPv4");
+		return -EINVAL;
+	}
+	if (attrs[OVPN_A_PEER_LOCAL_IPV6] && !attrs[OVPN_A_PEER_REMOTE_IPV6]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_LOCAL_IPV6],
+				    "local IPv6 needs a remote IPv6");
+		return -EINVAL;
+	}
+	if (attrs[OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID] &&
+	    !attrs[OVPN_A_PEER_REMOTE_IPV6]) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    attrs[OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID],
+				    "scope id needs a remote IPv6");
+		return -EINVAL;
+	}
+	if (ovpn->mode == OVPN_MODE_P2P &&
+	    (attrs[OVPN_A_PEER_VPN_IPV4] || attrs[OVPN_A_PEER_VPN_IPV6])) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    attrs[OVPN_A_PEER_VPN_IPV4] ?:
+				    attrs[OVPN_A_PEER_VPN_IPV6],
+				    "VPN addresses are for MP devices only");
+		return -EINVAL;
+	}
+	if (!attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL] !=
+	    !attrs[OVPN_A_PEER_KEEPALIVE_TIMEOUT]) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL] ?:
+				    attrs[OVPN_A_PEER_KEEPALIVE_TIMEOUT],
+				    "keepalive interval and timeout go together");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The remote endpoint of a request, if any, with a v4-mapped IPv6 address
+ * turned into IPv4.  Returns a bind (local address filled in), NULL when
+ * the request has no remote, or an ERR_PTR.
+ */
+static struct ovpn_bind *ovpn_nl_peer_bind(struct genl_info *info,
+					   struct nlattr **attrs)
+{
+	union ovpn_sockaddr ss = {};
+	struct ovpn_bind *bind;
+	struct in6_addr *in6;
+
+	if (attrs[OVPN_A_PEER_REMOTE_IPV4]) {
+		ss.in4.sin_family = AF_INET;
+		ss.in4.sin_addr.s_addr =
+			nla_get_in_addr(attrs[OVPN_A_PEER_REMOTE_IPV4]);
+	} else if (attrs[OVPN_A_PEER_REMOTE_IPV6]) {
+		in6 = nla_data(attrs[OVPN_A_PEER_REMOTE_IPV6]);
+		if (ipv6_addr_v4mapped(in6)) {
+			ss.in4.sin_family = AF_INET;
+			ss.in4.sin_addr.s_addr = in6->s6_addr32[3];
+		} else {
+			ss.in6.sin6_family = AF_INET6;
+			ss.in6.sin6_addr = *in6;
+			if (attrs[OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID])
+				ss.in6.sin6_scope_id = nla_get_u32(attrs[OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID]);
+		}
+	} else {
+		return NULL;
+	}
+	/* The port sits at the same offset in both families. */
+	ss.in4.sin_port = nla_get_be16(attrs[OVPN_A_PEER_REMOTE_PORT]);
+
+	if (ss.in4.sin_family == AF_INET && attrs[OVPN_A_PEER_LOCAL_IPV6]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_LOCAL_IPV6],
+				    "local and remote address families differ");
+		return ERR_PTR(-EINVAL);
+	}
+
+	bind = ovpn_bind_from_sockaddr(&ss);
+	if (IS_ERR(bind))
+		return bind;
+
+	if (ss.in4.sin_family == AF_INET && attrs[OVPN_A_PEER_LOCAL_IPV4])
+		bind->local.ipv4.s_addr =
+			nla_get_in_addr(attrs[OVPN_A_PEER_LOCAL_IPV4]);
+	else if (ss.in4.sin_family == AF_INET6 && attrs[OVPN_A_PEER_LOCAL_IPV6])
+		bind->local.ipv6 = nla_get_in6_addr(attrs[OVPN_A_PEER_LOCAL_IPV6]);
+	return bind;
+}
+
+/* The VPN addresses of a request; false if there are none. */
+static bool ovpn_nl_peer_vpn_addrs(struct nlattr **attrs, struct in_addr *ip4,
+				   struct in6_addr *ip6)
+{
+	*ip4 = (struct in_addr){ .s_addr = htonl(INADDR_ANY) };
+	*ip6 = in6addr_any;
+	if (attrs[OVPN_A_PEER_VPN_IPV4])
+		ip4->s_addr = nla_get_in_addr(attrs[OVPN_A_PEER_VPN_IPV4]);
+	if (attrs[OVPN_A_PEER_VPN_IPV6])
+		*ip6 = nla_get_in6_addr(attrs[OVPN_A_PEER_VPN_IPV6]);
+	return attrs[OVPN_A_PEER_VPN_IPV4] || attrs[OVPN_A_PEER_VPN_IPV6];
+}
+
+/* Take the socket a PEER_NEW names and attach it; no reference kept. */
+static struct ovpn_socket *ovpn_nl_peer_socket(struct ovpn_priv *ovpn,
+					       struct genl_info *info,
+					       struct nlattr *attr)
+{
+	struct ovpn_socket *ovpn_sock;
+	struct socket *sock;
+	int err;
+
+	sock = sockfd_lookup(nla_get_u32(attr), &err);
+	if (!sock) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "not a socket descriptor");
+		return ERR_PTR(-ENOTSOCK);
+	}
+
+	ovpn_sock = ovpn_socket_attach(ovpn, sock);
+	sockfd_put(sock);
+	if (IS_ERR(ovpn_sock)) {
+		switch (PTR_ERR(ovpn_sock)) {
+		case -EPROTONOSUPPORT:
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "socket is not UDP");
+			return ERR_PTR(-ENOTSOCK);
+		case -EBUSY:
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "socket is used by another device or protocol");
+			return ERR_PTR(-EBUSY);
+		default:
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "cannot attach to the socket");
+		}
+	}
+	return ovpn_sock;
 }
 
 /**
@@ -102,11 +278,99 @@ static int ovpn_nl_not_implemented(struct netlink_ext_ack *extack)
  * @skb: the request
  * @info: the request's attributes
  *
- * Return: -EOPNOTSUPP, peers are not implemented yet.
+ * Return: 0 on success or a negative errno, with an extack message.
  */
 int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return ovpn_nl_not_implemented(info->extack);
+	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
+	struct ovpn_priv *ovpn = info->user_ptr[0];
+	struct ovpn_socket *ovpn_sock;
+	struct ovpn_peer *peer;
+	struct ovpn_bind *bind;
+	bool has_vpn;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_PEER)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing peer");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(attrs, OVPN_A_PEER_MAX, info->attrs[OVPN_A_PEER],
+			       ovpn_peer_new_input_nl_policy, info->extack);
+	if (ret)
+		return ret;
+	ret = ovpn_nl_peer_precheck(ovpn, info, attrs);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[OVPN_A_PEER], attrs,
+			      OVPN_A_PEER_SOCKET)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing socket");
+		return -EINVAL;
+	}
+
+	peer = ovpn_peer_new(ovpn, nla_get_u32(attrs[OVPN_A_PEER_ID]));
+	if (IS_ERR(peer)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "cannot create the peer");
+		return PTR_ERR(peer);
+	}
+	has_vpn = ovpn_nl_peer_vpn_addrs(attrs, &peer->vpn_addrs.ipv4,
+					 &peer->vpn_addrs.ipv6);
+	if (ovpn->mode == OVPN_MODE_MP && !has_vpn) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "an MP peer needs a VPN IPv4 or IPv6 address");
+		ret = -EINVAL;
+		goto discard;
+	}
+	if (attrs[OVPN_A_PEER_TX_ID])
+		peer->tx_id = nla_get_u32(attrs[OVPN_A_PEER_TX_ID]);
+
+	bind = ovpn_nl_peer_bind(info, attrs);
+	if (IS_ERR(bind)) {
+		ret = PTR_ERR(bind);
+		goto discard;
+	}
+	if (!bind) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "a UDP peer needs a remote address and port");
+		NL_SET_ERR_ATTR_MISS(info->extack, info->attrs[OVPN_A_PEER],
+				     OVPN_A_PEER_REMOTE_IPV4);
+		ret = -EINVAL;
+		goto discard;
+	}
+	/* Not published yet: no lock, no grace period needed. */
+	rcu_assign_pointer(peer->bind, bind);
+
+	ovpn_sock = ovpn_nl_peer_socket(ovpn, info, attrs[OVPN_A_PEER_SOCKET]);
+	if (IS_ERR(ovpn_sock)) {
+		ret = PTR_ERR(ovpn_sock);
+		goto discard;
+	}
+	/* The reference the attachment gave us is the peer's now. */
+	peer->sock = ovpn_sock;
+
+	if (attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]) {
+		peer->keepalive_interval =
+			nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]);
+		peer->keepalive_timeout =
+			nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_TIMEOUT]);
+	}
+
+	ret = ovpn_peer_add(ovpn, peer);
+	if (ret) {
+		if (ret == -EEXIST)
+			NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_ID],
+					    "a peer with this id exists already");
+		else
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "the device is going away");
+		goto discard;
+	}
+	if (peer->keepalive_interval || peer->keepalive_timeout)
+		mod_delayed_work(ovpn_wq, &ovpn->keepalive_work, 0);
+	return 0;
+
+discard:
+	ovpn_peer_discard(peer);
+	return ret;
 }
 
 /**
@@ -114,11 +378,168 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
  * @skb: the request
  * @info: the request's attributes
  *
- * Return: -EOPNOTSUPP, peers are not implemented yet.
+ * Return: 0 on success or a negative errno, with an extack message.
  */
 int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return ovpn_nl_not_implemented(info->extack);
+	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
+	struct ovpn_priv *ovpn = info->user_ptr[0];
+	struct ovpn_peer *peer;
+	struct ovpn_bind *bind;
+	struct in6_addr ip6;
+	struct in_addr ip4;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_PEER)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing peer");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(attrs, OVPN_A_PEER_MAX, info->attrs[OVPN_A_PEER],
+			       ovpn_peer_set_input_nl_policy, info->extack);
+	if (ret)
+		return ret;
+	ret = ovpn_nl_peer_precheck(ovpn, info, attrs);
+	if (ret)
+		return ret;
+
+	peer = ovpn_nl_peer_lookup(ovpn, info, info->attrs[OVPN_A_PEER],
+				   nla_get_u32(attrs[OVPN_A_PEER_ID]));
+	if (!peer)
+		return -ENOENT;
+
+	bind = ovpn_nl_peer_bind(info, attrs);
+	if (IS_ERR(bind)) {
+		ret = PTR_ERR(bind);
+		goto out;
+	}
+	if (bind)
+		ovpn_peer_update_bind(peer, bind);
+
+	if (ovpn_nl_peer_vpn_addrs(attrs, &ip4, &ip6)) {
+		ret = ovpn_peer_set_vpn_addrs(peer,
+					      attrs[OVPN_A_PEER_VPN_IPV4] ?
+					      &ip4 : NULL,
+					      attrs[OVPN_A_PEER_VPN_IPV6] ?
+					      &ip6 : NULL);
+		if (ret) {
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "peer removed meanwhile");
+			goto out;
+		}
+	}
+	if (attrs[OVPN_A_PEER_TX_ID])
+		ovpn_peer_set_tx_id(peer, nla_get_u32(attrs[OVPN_A_PEER_TX_ID]));
+	if (attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL])
+		ovpn_peer_keepalive_set(peer,
+					nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]),
+					nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_TIMEOUT]));
+out:
+	ovpn_peer_put(peer);
+	return ret;
+}
+
+static int ovpn_nl_put_bind(struct sk_buff *skb, struct ovpn_peer *peer)
+{
+	struct ovpn_bind *bind;
+	int ret = 0;
+
+	rcu_read_lock();
+	bind = rcu_dereference(peer->bind);
+	if (!bind)
+		goto out;
+	if (bind->remote.in4.sin_family == AF_INET) {
+		if (nla_put_in_addr(skb, OVPN_A_PEER_REMOTE_IPV4,
+				    bind->remote.in4.sin_addr.s_addr) ||
+		    nla_put_net16(skb, OVPN_A_PEER_REMOTE_PORT,
+				  bind->remote.in4.sin_port) ||
+		    nla_put_in_addr(skb, OVPN_A_PEER_LOCAL_IPV4,
+				    bind->local.ipv4.s_addr))
+			ret = -EMSGSIZE;
+	} else {
+		if (nla_put_in6_addr(skb, OVPN_A_PEER_REMOTE_IPV6,
+				     &bind->remote.in6.sin6_addr) ||
+		    nla_put_u32(skb, OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID,
+				bind->remote.in6.sin6_scope_id) ||
+		    nla_put_net16(skb, OVPN_A_PEER_REMOTE_PORT,
+				  bind->remote.in6.sin6_port) ||
+		    nla_put_in6_addr(skb, OVPN_A_PEER_LOCAL_IPV6,
+				     &bind->local.ipv6))
+			ret = -EMSGSIZE;
+	}
+out:
+	rcu_read_unlock();
+	return ret;
+}
+
+static int ovpn_nl_put_stats(struct sk_buff *skb, struct ovpn_peer *peer)
+{
+	struct ovpn_peer_stats st;
+
+	ovpn_stats_read(peer->stats, &st);
+	if (nla_put_uint(skb, OVPN_A_PEER_VPN_RX_BYTES, st.vpn_rx_bytes) ||
+	    nla_put_uint(skb, OVPN_A_PEER_VPN_TX_BYTES, st.vpn_tx_bytes) ||
+	    nla_put_uint(skb, OVPN_A_PEER_VPN_RX_PACKETS, st.vpn_rx_packets) ||
+	    nla_put_uint(skb, OVPN_A_PEER_VPN_TX_PACKETS, st.vpn_tx_packets) ||
+	    nla_put_uint(skb, OVPN_A_PEER_LINK_RX_BYTES, st.link_rx_bytes) ||
+	    nla_put_uint(skb, OVPN_A_PEER_LINK_TX_BYTES, st.link_tx_bytes) ||
+	    nla_put_uint(skb, OVPN_A_PEER_LINK_RX_PACKETS,
+			 st.link_rx_packets) ||
+	    nla_put_uint(skb, OVPN_A_PEER_LINK_TX_PACKETS, st.link_tx_packets))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* One PEER_GET message describing @peer, as seen from netns @net. */
+static int ovpn_nl_fill_peer(struct sk_buff *skb, struct ovpn_peer *peer,
+			     struct net *net, u32 portid, u32 seq, int flags)
+{
+	struct sock *sk = peer->sock->sk;
+	struct nlattr *nest;
+	void *hdr;
+	int id;
+
+	hdr = genlmsg_put(skb, portid, seq, &ovpn_nl_family, flags,
+			  OVPN_CMD_PEER_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+
+	nest = nla_nest_start(skb, OVPN_A_PEER);
+	if (!nest)
+		goto err;
+
+	if (!net_eq(net, sock_net(sk))) {
+		id = peernet2id_alloc(net, sock_net(sk), GFP_ATOMIC);
+		if (nla_put_s32(skb, OVPN_A_PEER_SOCKET_NETNSID, id))
+			goto err;
+	}
+	if (nla_put_u32(skb, OVPN_A_PEER_ID, peer->id) ||
+	    nla_put_u32(skb, OVPN_A_PEER_TX_ID, READ_ONCE(peer->tx_id)))
+		goto err;
+	if (peer->vpn_addrs.ipv4.s_addr != htonl(INADDR_ANY) &&
+	    nla_put_in_addr(skb, OVPN_A_PEER_VPN_IPV4,
+			    peer->vpn_addrs.ipv4.s_addr))
+		goto err;
+	if (!ipv6_addr_any(&peer->vpn_addrs.ipv6) &&
+	    nla_put_in6_addr(skb, OVPN_A_PEER_VPN_IPV6,
+			     &peer->vpn_addrs.ipv6))
+		goto err;
+	if (nla_put_u32(skb, OVPN_A_PEER_KEEPALIVE_INTERVAL,
+			READ_ONCE(peer->keepalive_interval)) ||
+	    nla_put_u32(skb, OVPN_A_PEER_KEEPALIVE_TIMEOUT,
+			READ_ONCE(peer->keepalive_timeout)))
+		goto err;
+	if (ovpn_nl_put_bind(skb, peer) ||
+	    nla_put_net16(skb, OVPN_A_PEER_LOCAL_PORT, inet_sk(sk)->inet_sport) ||
+	    ovpn_nl_put_stats(skb, peer))
+		goto err;
+
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
 }
 
 /**
@@ -126,11 +547,94 @@ int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
  * @skb: the request
  * @info: the request's attributes
  *
- * Return: -EOPNOTSUPP, peers are not implemented yet.
+ * Return: 0 on success or a negative errno, with an extack message.
  */
 int ovpn_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return ovpn_nl_not_implemented(info->extack);
+	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
+	struct ovpn_priv *ovpn = info->user_ptr[0];
+	struct ovpn_peer *peer;
+	struct sk_buff *msg;
+	int ret, i;
+
+	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_PEER)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing peer");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(attrs, OVPN_A_PEER_MAX, info->attrs[OVPN_A_PEER],
+			       ovpn_peer_nl_policy, info->extack);
+	if (ret)
+		return ret;
+	for (i = 1; i <= OVPN_A_PEER_MAX; i++) {
+		if (i != OVPN_A_PEER_ID && attrs[i]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attrs[i],
+					    "only the peer id is expected");
+			return -EINVAL;
+		}
+	}
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[OVPN_A_PEER], attrs,
+			      OVPN_A_PEER_ID)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing peer id");
+		return -EINVAL;
+	}
+
+	peer = ovpn_nl_peer_lookup(ovpn, info, info->attrs[OVPN_A_PEER],
+				   nla_get_u32(attrs[OVPN_A_PEER_ID]));
+	if (!peer)
+		return -ENOENT;
+
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = ovpn_nl_fill_peer(msg, peer, genl_info_net(info), info->snd_portid,
+				info->snd_seq, 0);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	ret = genlmsg_reply(msg, info);
+out:
+	ovpn_peer_put(peer);
+	return ret;
+}
+
+/* Dump the MP peers from bucket cb->args[0], entry cb->args[1] on. */
+static int ovpn_nl_dump_mp(struct sk_buff *skb, struct netlink_callback *cb,
+			   struct ovpn_priv *ovpn)
+{
+	struct net *net = sock_net(cb->skb->sk);
+	unsigned long bkt = cb->args[0];
+	unsigned long skip = cb->args[1];
+	struct ovpn_peer *peer;
+	unsigned long idx;
+	int ret = 0;
+
+	rcu_read_lock();
+	for (; bkt < HASH_SIZE(ovpn->peers->by_id); bkt++, skip = 0) {
+		idx = 0;
+		hlist_for_each_entry_rcu(peer, &ovpn->peers->by_id[bkt],
+					 hash_entry_id) {
+			if (idx++ < skip)
+				continue;
+			ret = ovpn_nl_fill_peer(skb, peer, net,
+						NETLINK_CB(cb->skb).portid,
+						cb->nlh->nlmsg_seq,
+						NLM_F_MULTI);
+			if (ret) {
+				/* Full: resume with this peer next time. */
+				cb->args[0] = bkt;
+				cb->args[1] = idx - 1;
+				goto out;
+			}
+		}
+	}
+	cb->args[0] = bkt;
+	cb->args[1] = 0;
+out:
+	rcu_read_unlock();
+	return ret;
 }
 
 /**
@@ -138,11 +642,57 @@ int ovpn_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info)
  * @skb: the reply being filled
  * @cb: the dump's state
  *
- * Return: -EOPNOTSUPP, peers are not implemented yet.
+ * Return: the reply's length, 0 when done, or a negative errno.
  */
 int ovpn_nl_peer_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return ovpn_nl_not_implemented(cb->extack);
+	const struct genl_info *info = genl_info_dump(cb);
+	struct nlattr *attr = info->attrs[OVPN_A_IFINDEX];
+	struct net *net = sock_net(cb->skb->sk);
+	netdevice_tracker tracker;
+	struct ovpn_priv *ovpn;
+	struct ovpn_peer *peer;
+	struct net_device *dev;
+	int ret = 0;
+
+	if (!attr) {
+		NL_SET_ERR_MSG_MOD(cb->extack, "missing ifindex");
+		return -EINVAL;
+	}
+	dev = netdev_get_by_index(net, nla_get_u32(attr), &tracker, GFP_KERNEL);
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, attr,
+				    "no device with this ifindex");
+		return -ENODEV;
+	}
+	if (!ovpn_dev_is_valid(dev)) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, attr,
+				    "device is not an ovpn device");
+		ret = -EINVAL;
+		goto out;
+	}
+	ovpn = netdev_priv(dev);
+
+	if (ovpn->mode == OVPN_MODE_MP) {
+		ret = ovpn_nl_dump_mp(skb, cb, ovpn);
+	} else if (!cb->args[0]) {
+		peer = ovpn_peer_get_p2p(ovpn);
+		if (peer) {
+			ret = ovpn_nl_fill_peer(skb, peer, net,
+						NETLINK_CB(cb->skb).portid,
+						cb->nlh->nlmsg_seq,
+						NLM_F_MULTI);
+			ovpn_peer_put(peer);
+		}
+		if (!ret)
+			cb->args[0] = 1;
+	}
+	/* A full reply is not an error: the core calls again to resume. */
+	if (ret == -EMSGSIZE && skb->len)
+		ret = 0;
+out:
+	netdev_put(dev, &tracker);
+	return ret ?: skb->len;
 }
 
 /**
@@ -150,11 +700,105 @@ int ovpn_nl_peer_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
  * @skb: the request
  * @info: the request's attributes
  *
- * Return: -EOPNOTSUPP, peers are not implemented yet.
+ * Return: 0 on success or a negative errno, with an extack message.
  */
 int ovpn_nl_peer_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return ovpn_nl_not_implemented(info->extack);
+	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
+	struct ovpn_priv *ovpn = info->user_ptr[0];
+	struct ovpn_peer *peer;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_PEER)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing peer");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(attrs, OVPN_A_PEER_MAX, info->attrs[OVPN_A_PEER],
+			       ovpn_peer_del_input_nl_policy, info->extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[OVPN_A_PEER], attrs,
+			      OVPN_A_PEER_ID)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing peer id");
+		return -EINVAL;
+	}
+
+	peer = ovpn_nl_peer_lookup(ovpn, info, info->attrs[OVPN_A_PEER],
+				   nla_get_u32(attrs[OVPN_A_PEER_ID]));
+	if (!peer)
+		return -ENOENT;
+	ret = ovpn_peer_del(peer, OVPN_DEL_PEER_REASON_USERSPACE);
+	if (ret)
+		NL_SET_ERR_MSG_MOD(info->extack, "peer removed meanwhile");
+	ovpn_peer_put(peer);
+	return ret;
+}
+
+/*
+ * Parse the KEYCONF nest of a key request with @policy and look its peer
+ * up.  Returns the peer (the caller puts it) or an ERR_PTR.
+ */
+static struct ovpn_peer *ovpn_nl_key_peer(struct genl_info *info,
+					  const struct nla_policy *policy,
+					  struct nlattr **attrs)
+{
+	struct ovpn_priv *ovpn = info->user_ptr[0];
+	struct nlattr *nest = info->attrs[OVPN_A_KEYCONF];
+	struct ovpn_peer *peer;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_KEYCONF)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing keyconf");
+		return ERR_PTR(-EINVAL);
+	}
+	ret = nla_parse_nested(attrs, OVPN_A_KEYCONF_MAX, nest, policy,
+			       info->extack);
+	if (ret)
+		return ERR_PTR(ret);
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, attrs,
+			      OVPN_A_KEYCONF_PEER_ID)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing peer id");
+		return ERR_PTR(-EINVAL);
+	}
+
+	peer = ovpn_nl_peer_lookup(ovpn, info, nest,
+				   nla_get_u32(attrs[OVPN_A_KEYCONF_PEER_ID]));
+	return peer ?: ERR_PTR(-ENOENT);
+}
+
+static int ovpn_nl_need_slot(struct genl_info *info, struct nlattr **attrs)
+{
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[OVPN_A_KEYCONF],
+			      attrs, OVPN_A_KEYCONF_SLOT)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing key slot");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* One direction's key material out of its nest. */
+static int ovpn_nl_key_dir(struct genl_info *info, struct nlattr *nest,
+			   struct ovpn_key_direction *dir)
+{
+	struct nlattr *attrs[OVPN_A_KEYDIR_MAX + 1];
+	int ret;
+
+	ret = nla_parse_nested(attrs, OVPN_A_KEYDIR_MAX, nest,
+			       ovpn_keydir_nl_policy, info->extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, attrs,
+			      OVPN_A_KEYDIR_CIPHER_KEY) ||
+	    NL_REQ_ATTR_CHECK(info->extack, nest, attrs,
+			      OVPN_A_KEYDIR_NONCE_TAIL)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "a key direction needs a key and a nonce tail");
+		return -EINVAL;
+	}
+	dir->cipher_key = nla_data(attrs[OVPN_A_KEYDIR_CIPHER_KEY]);
+	dir->cipher_key_size = nla_len(attrs[OVPN_A_KEYDIR_CIPHER_KEY]);
+	dir->nonce_tail = nla_data(attrs[OVPN_A_KEYDIR_NONCE_TAIL]);
+	return 0;
 }
 
 /**
@@ -162,11 +806,56 @@ int ovpn_nl_peer_del_doit(struct sk_buff *skb, struct genl_info *info)
  * @skb: the request
  * @info: the request's attributes
  *
- * Return: -EOPNOTSUPP, keys are not implemented yet.
+ * Return: 0 on success or a negative errno, with an extack message.
  */
 int ovpn_nl_key_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return ovpn_nl_not_implemented(info->extack);
+	struct nlattr *attrs[OVPN_A_KEYCONF_MAX + 1];
+	struct nlattr *nest = info->attrs[OVPN_A_KEYCONF];
+	struct ovpn_key_config kc = {};
+	struct ovpn_peer *peer;
+	int ret, i;
+
+	peer = ovpn_nl_key_peer(info, ovpn_keyconf_nl_policy, attrs);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
+
+	for (i = OVPN_A_KEYCONF_SLOT; i <= OVPN_A_KEYCONF_DECRYPT_DIR; i++) {
+		if (NL_REQ_ATTR_CHECK(info->extack, nest, attrs, i)) {
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "slot, key id, cipher and both key directions are required");
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+
+	kc.cipher_alg = nla_get_u32(attrs[OVPN_A_KEYCONF_CIPHER_ALG]);
+	if (kc.cipher_alg == OVPN_CIPHER_ALG_NONE) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_KEYCONF_CIPHER_ALG],
+				    "unsupported cipher");
+		ret = -EINVAL;
+		goto out;
+	}
+	kc.key_id = nla_get_u32(attrs[OVPN_A_KEYCONF_KEY_ID]);
+	ret = ovpn_nl_key_dir(info, attrs[OVPN_A_KEYCONF_ENCRYPT_DIR],
+			      &kc.encrypt);
+	if (ret)
+		goto out;
+	ret = ovpn_nl_key_dir(info, attrs[OVPN_A_KEYCONF_DECRYPT_DIR],
+			      &kc.decrypt);
+	if (ret)
+		goto out;
+
+	ret = ovpn_crypto_key_install(&peer->crypto,
+				      nla_get_u32(attrs[OVPN_A_KEYCONF_SLOT]),
+				      &kc);
+	if (ret)
+		NL_SET_ERR_MSG_FMT_MOD(info->extack,
+				       "cannot install the key: %d (key size?)",
+				       ret);
+out:
+	ovpn_peer_put(peer);
+	return ret;
 }
 
 /**
@@ -174,11 +863,71 @@ int ovpn_nl_key_new_doit(struct sk_buff *skb, struct genl_info *info)
  * @skb: the request
  * @info: the request's attributes
  *
- * Return: -EOPNOTSUPP, keys are not implemented yet.
+ * Return: 0 on success or a negative errno, with an extack message.
  */
 int ovpn_nl_key_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return ovpn_nl_not_implemented(info->extack);
+	struct nlattr *attrs[OVPN_A_KEYCONF_MAX + 1];
+	enum ovpn_cipher_alg alg;
+	struct ovpn_peer *peer;
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	u32 slot;
+	void *hdr;
+	u8 key_id;
+	int ret;
+
+	peer = ovpn_nl_key_peer(info, ovpn_keyconf_get_nl_policy, attrs);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
+
+	ret = ovpn_nl_need_slot(info, attrs);
+	if (ret)
+		goto out;
+	if (attrs[OVPN_A_KEYCONF_KEY_ID] || attrs[OVPN_A_KEYCONF_CIPHER_ALG]) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    attrs[OVPN_A_KEYCONF_KEY_ID] ?:
+				    attrs[OVPN_A_KEYCONF_CIPHER_ALG],
+				    "only peer id and slot are expected");
+		ret = -EINVAL;
+		goto out;
+	}
+
+	slot = nla_get_u32(attrs[OVPN_A_KEYCONF_SLOT]);
+	ret = ovpn_crypto_key_get_info(&peer->crypto, slot, &alg, &key_id);
+	if (ret) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_KEYCONF_SLOT],
+				    "no key in this slot");
+		goto out;
+	}
+
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	hdr = genlmsg_put_reply(msg, info, &ovpn_nl_family, 0,
+				OVPN_CMD_KEY_GET);
+	if (!hdr)
+		goto nomem;
+	nest = nla_nest_start(msg, OVPN_A_KEYCONF);
+	if (!nest ||
+	    nla_put_u32(msg, OVPN_A_KEYCONF_PEER_ID, peer->id) ||
+	    nla_put_u32(msg, OVPN_A_KEYCONF_SLOT, slot) ||
+	    nla_put_u32(msg, OVPN_A_KEYCONF_KEY_ID, key_id) ||
+	    nla_put_u32(msg, OVPN_A_KEYCONF_CIPHER_ALG, alg))
+		goto nomem;
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+	goto out;
+
+nomem:
+	nlmsg_free(msg);
+	ret = -EMSGSIZE;
+out:
+	ovpn_peer_put(peer);
+	return ret;
 }
 
 /**
@@ -186,11 +935,23 @@ int ovpn_nl_key_get_doit(struct sk_buff *skb, struct genl_info *info)
  * @skb: the request
  * @info: the request's attributes
  *
- * Return: -EOPNOTSUPP, keys are not implemented yet.
+ * The primary and secondary slots swap even if the secondary is empty:
+ * openvpn relies on that to retire an old primary key.
+ *
+ * Return: 0 on success or a negative errno, with an extack message.
  */
 int ovpn_nl_key_swap_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return ovpn_nl_not_implemented(info->extack);
+	struct nlattr *attrs[OVPN_A_KEYCONF_MAX + 1];
+	struct ovpn_peer *peer;
+
+	peer = ovpn_nl_key_peer(info, ovpn_keyconf_swap_input_nl_policy,
+				attrs);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
+	ovpn_crypto_key_swap(&peer->crypto);
+	ovpn_peer_put(peer);
+	return 0;
 }
 
 /**
@@ -198,11 +959,157 @@ int ovpn_nl_key_swap_doit(struct sk_buff *skb, struct genl_info *info)
  * @skb: the request
  * @info: the request's attributes
  *
- * Return: -EOPNOTSUPP, keys are not implemented yet.
+ * Deleting an empty slot is not an error.
+ *
+ * Return: 0 on success or a negative errno, with an extack message.
  */
 int ovpn_nl_key_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return ovpn_nl_not_implemented(info->extack);
+	struct nlattr *attrs[OVPN_A_KEYCONF_MAX + 1];
+	struct ovpn_peer *peer;
+	int ret;
+
+	peer = ovpn_nl_key_peer(info, ovpn_keyconf_del_input_nl_policy, attrs);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
+	ret = ovpn_nl_need_slot(info, attrs);
+	if (!ret)
+		ovpn_crypto_key_delete(&peer->crypto,
+				       nla_get_u32(attrs[OVPN_A_KEYCONF_SLOT]));
+	ovpn_peer_put(peer);
+	return ret;
+}
+
+/* Multicast a notification in the netns of the peer's transport. */
+static void ovpn_nl_notify(struct ovpn_peer *peer, struct sk_buff *msg)
+{
+	struct net *net = peer->sock ? sock_net(peer->sock->sk) :
+				       dev_net(peer->ovpn->dev);
+
+	genlmsg_multicast_netns(&ovpn_nl_family, net, msg, 0,
+				OVPN_NLGRP_PEERS, GFP_ATOMIC);
+}
+
+/* Start a notification: message, header and IFINDEX. */
+static struct sk_buff *ovpn_nl_ntf_start(struct ovpn_peer *peer, u8 cmd,
+					 void **hdr)
+{
+	struct sk_buff *msg;
+
+	msg = nlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put(msg, 0, 0, &ovpn_nl_family, 0, cmd);
+	if (!*hdr ||
+	    nla_put_u32(msg, OVPN_A_IFINDEX, peer->ovpn->dev->ifindex)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static void ovpn_nl_ntf_send(struct ovpn_peer *peer, struct sk_buff *msg,
+			     void *hdr, struct nlattr *nest)
+{
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	ovpn_nl_notify(peer, msg);
+}
+
+/**
+ * ovpn_nl_peer_del_notify - tell userspace that a peer was removed
+ * @peer: the removed peer, with its delete_reason set
+ *
+ * Context: any.
+ */
+void ovpn_nl_peer_del_notify(struct ovpn_peer *peer)
+{
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = ovpn_nl_ntf_start(peer, OVPN_CMD_PEER_DEL_NTF, &hdr);
+	if (!msg)
+		goto fail;
+	nest = nla_nest_start(msg, OVPN_A_PEER);
+	if (!nest ||
+	    nla_put_u32(msg, OVPN_A_PEER_DEL_REASON, peer->delete_reason) ||
+	    nla_put_u32(msg, OVPN_A_PEER_ID, peer->id)) {
+		nlmsg_free(msg);
+		goto fail;
+	}
+	ovpn_nl_ntf_send(peer, msg, hdr, nest);
+	return;
+fail:
+	net_warn_ratelimited("%s: cannot notify removal of peer %u\n",
+			     netdev_name(peer->ovpn->dev), peer->id);
+}
+
+/**
+ * ovpn_nl_key_swap_notify - ask userspace to renegotiate a key
+ * @peer: the peer whose key ran out of packet ids
+ * @key_id: the id of the key that was removed
+ *
+ * KEY_ID travels as a u16, as openvpn reads it.
+ *
+ * Context: any.
+ */
+void ovpn_nl_key_swap_notify(struct ovpn_peer *peer, u8 key_id)
+{
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = ovpn_nl_ntf_start(peer, OVPN_CMD_KEY_SWAP_NTF, &hdr);
+	if (!msg)
+		return;
+	nest = nla_nest_start(msg, OVPN_A_KEYCONF);
+	if (!nest ||
+	    nla_put_u32(msg, OVPN_A_KEYCONF_PEER_ID, peer->id) ||
+	    nla_put_u16(msg, OVPN_A_KEYCONF_KEY_ID, key_id)) {
+		nlmsg_free(msg);
+		return;
+	}
+	ovpn_nl_ntf_send(peer, msg, hdr, nest);
+}
+
+/**
+ * ovpn_nl_peer_float_notify - tell userspace that a peer moved
+ * @peer: the peer
+ * @ss: its new remote address and port
+ *
+ * Context: any.
+ */
+void ovpn_nl_peer_float_notify(struct ovpn_peer *peer,
+			       const union ovpn_sockaddr *ss)
+{
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	msg = ovpn_nl_ntf_start(peer, OVPN_CMD_PEER_FLOAT_NTF, &hdr);
+	if (!msg)
+		return;
+	nest = nla_nest_start(msg, OVPN_A_PEER);
+	ret = !nest || nla_put_u32(msg, OVPN_A_PEER_ID, peer->id);
+	if (!ret && ss->in4.sin_family == AF_INET)
+		ret = nla_put_in_addr(msg, OVPN_A_PEER_REMOTE_IPV4,
+				      ss->in4.sin_addr.s_addr) ||
+		      nla_put_net16(msg, OVPN_A_PEER_REMOTE_PORT,
+				    ss->in4.sin_port);
+	else if (!ret)
+		ret = nla_put_in6_addr(msg, OVPN_A_PEER_REMOTE_IPV6,
+				       &ss->in6.sin6_addr) ||
+		      nla_put_u32(msg, OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID,
+				  ss->in6.sin6_scope_id) ||
+		      nla_put_net16(msg, OVPN_A_PEER_REMOTE_PORT,
+				    ss->in6.sin6_port);
+	if (ret) {
+		nlmsg_free(msg);
+		return;
+	}
+	ovpn_nl_ntf_send(peer, msg, hdr, nest);
 }
 
 /**

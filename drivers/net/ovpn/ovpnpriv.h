@@ -3,17 +3,42 @@
  * OpenVPN data channel offload - per-device state
  *
  * One struct ovpn_priv lives in the private area of each ovpn net_device
- * and shares its lifetime: it is created by the rtnl newlink handler and
+ * and shares its lifetime: it is set up by the rtnl newlink handler and
  * freed with the device (needs_free_netdev).  Generic netlink handlers
- * reach it through a netdev reference taken by ovpn_nl_pre_doit(), so it
- * never outlives a request that is using it.
+ * reach it through a device reference taken by ovpn_nl_pre_doit(); peers
+ * and socket attachments hold a device reference of their own.
  */
 
 #ifndef _NET_OVPN_OVPNPRIV_H_
 #define _NET_OVPN_OVPNPRIV_H_
 
+#include <linux/hashtable.h>
+#include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <net/gro_cells.h>
 #include <uapi/linux/if_link.h>
+
+#define OVPN_PEER_HASH_BITS	12
+
+/**
+ * struct ovpn_peer_collection - the peers of an MP device
+ * @by_id: by peer id (the id their packets carry)
+ * @by_vpn_addr4: by VPN IPv4 address (TX routing, RPF)
+ * @by_vpn_addr6: by VPN IPv6 address (TX routing, RPF)
+ * @by_transp_addr: by remote transport address (packets with no peer id)
+ *
+ * RCU-protected hlists, written under ovpn->lock.  A lookup racing with a
+ * rehash (float, PEER_SET) may miss the moving peer once; that packet is
+ * dropped, nothing worse.
+ */
+struct ovpn_peer_collection {
+	DECLARE_HASHTABLE(by_id, OVPN_PEER_HASH_BITS);
+	DECLARE_HASHTABLE(by_vpn_addr4, OVPN_PEER_HASH_BITS);
+	DECLARE_HASHTABLE(by_vpn_addr6, OVPN_PEER_HASH_BITS);
+	DECLARE_HASHTABLE(by_transp_addr, OVPN_PEER_HASH_BITS);
+};
 
 /**
  * struct ovpn_priv - private data of an ovpn device
@@ -21,10 +46,25 @@
  * @mode: OVPN_MODE_P2P (one peer) or OVPN_MODE_MP (many peers, a server);
  *	  set once before the device is registered and never changed, so it
  *	  is read without locking
+ * @lock: protects @peers, @peer, @sockets and @dying
+ * @peers: MP peer tables (allocated only in MP mode)
+ * @peer: the single peer of a P2P device (RCU)
+ * @sockets: transport sockets attached to the device
+ * @dying: set when the device starts going away: no peer or socket may be
+ *	   added any more
+ * @gro_cells: delivery of decrypted packets to the stack
+ * @keepalive_work: periodic keepalive and expiry scan
  */
 struct ovpn_priv {
 	struct net_device *dev;
 	enum ovpn_mode mode;
+	spinlock_t lock;
+	struct ovpn_peer_collection *peers;
+	struct ovpn_peer __rcu *peer;
+	struct list_head sockets;
+	bool dying;
+	struct gro_cells gro_cells;
+	struct delayed_work keepalive_work;
 };
 
 #endif /* _NET_OVPN_OVPNPRIV_H_ */

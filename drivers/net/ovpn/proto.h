@@ -25,6 +25,9 @@
 #ifndef _NET_OVPN_PROTO_H_
 #define _NET_OVPN_PROTO_H_
 
+#include <linux/bitfield.h>
+#include <linux/skbuff.h>
+
 /* Opcode, key id and peer id share the first 32-bit word. */
 #define OVPN_OPCODE_SIZE	4
 /* Packet id: a 32-bit counter, never 0, never reused with one key. */
@@ -34,5 +37,70 @@
 /* Everything a data packet adds in front of the plaintext. */
 #define OVPN_DATA_OVERHEAD	(OVPN_OPCODE_SIZE + OVPN_PKTID_SIZE + \
 				 OVPN_AUTH_TAG_SIZE)
+
+/* Opcodes the kernel cares about; every other one is control traffic. */
+#define OVPN_OPCODE_DATA_V1	6
+#define OVPN_OPCODE_DATA_V2	9
+
+/* Peer id of a sender that does not know its own: find it by address. */
+#define OVPN_PEER_ID_UNDEF	0xffffff
+
+#define OVPN_OPCODE_MASK	GENMASK(31, 27)
+#define OVPN_KEY_ID_MASK	GENMASK(26, 24)
+#define OVPN_PEER_ID_MASK	GENMASK(23, 0)
+
+/*
+ * Plaintext of a keepalive packet: OpenVPN's ping message.  A peer sends
+ * it when it has had nothing else to send for a while; it is not an IP
+ * packet and never reaches the device.
+ */
+#define OVPN_KEEPALIVE_MESSAGE	{ 0x2a, 0x18, 0x7b, 0xf3, 0x64, 0x1e, 0xb4, 0xcb, \
+				  0x07, 0xed, 0x2d, 0x0a, 0x98, 0x1f, 0xc7, 0x48 }
+#define OVPN_KEEPALIVE_SIZE	16
+
+/**
+ * ovpn_opcode_compose - build the first word of a data packet
+ * @opcode: OVPN_OPCODE_DATA_V2
+ * @key_id: key id of the key that encrypts the packet (0-7)
+ * @peer_id: the id the receiving peer knows us by
+ *
+ * Return: the word, in network order.
+ */
+static inline __be32 ovpn_opcode_compose(u8 opcode, u8 key_id, u32 peer_id)
+{
+	return cpu_to_be32(FIELD_PREP(OVPN_OPCODE_MASK, opcode) |
+			   FIELD_PREP(OVPN_KEY_ID_MASK, key_id) |
+			   FIELD_PREP(OVPN_PEER_ID_MASK, peer_id));
+}
+
+/* Read the first word of an OpenVPN packet at @offset; it must be there. */
+static inline u32 ovpn_opcode_word(const struct sk_buff *skb, u16 offset)
+{
+	return be32_to_cpu(*(__be32 *)(skb->data + offset));
+}
+
+/**
+ * ovpn_opcode_from_skb - opcode of the OpenVPN packet at @offset
+ * @skb: the packet; at least one byte must be linear at @offset
+ * @offset: where the OpenVPN packet starts
+ *
+ * Return: the opcode.
+ */
+static inline u8 ovpn_opcode_from_skb(const struct sk_buff *skb, u16 offset)
+{
+	return skb->data[offset] >> 3;
+}
+
+/* Key id of a data packet; the first word must be linear at @offset. */
+static inline u8 ovpn_key_id_from_skb(const struct sk_buff *skb, u16 offset)
+{
+	return FIELD_GET(OVPN_KEY_ID_MASK, ovpn_opcode_word(skb, offset));
+}
+
+/* Peer id of a DATA_V2 packet; the first word must be linear at @offset. */
+static inline u32 ovpn_peer_id_from_skb(const struct sk_buff *skb, u16 offset)
+{
+	return FIELD_GET(OVPN_PEER_ID_MASK, ovpn_opcode_word(skb, offset));
+}
 
 #endif /* _NET_OVPN_PROTO_H_ */

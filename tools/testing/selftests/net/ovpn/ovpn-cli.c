@@ -8,18 +8,49 @@
  * Exit status: 0 on success, 1 on a usage error or a local failure (message
  * on stderr), 2 when the kernel refused the request.  A refusal is printed on
  * stdout as one line, "ERR <ENAME> <extack message or ->".
+ *
+ * Key file of new_key, a format of this tool: text where blank lines and
+ * lines starting with '#' are skipped, and exactly four lines of hex digits
+ * (either case) remain:
+ *
+ *	key A		32 bytes, 64 digits
+ *	key B		32 bytes
+ *	nonce tail A	8 bytes, 16 digits
+ *	nonce tail B	8 bytes
+ *
+ * A cipher takes the first 16, 24 or 32 bytes of each key.  Key direction 0
+ * encrypts with key A and tail A and decrypts with key B and tail B;
+ * direction 1 is the other way round, so two ends given the same file and
+ * opposite directions understand each other.
+ *
+ * Peers file of new_multi_peer: one peer a line,
+ *
+ *	<peer_id> <raddr> <rport> <vpn4|-> <vpn6|-> [tx_id]
+ *
+ * where '#' starts a comment and blank lines are skipped.
  */
 
+/* strchrnul() */
+#define _GNU_SOURCE
+
+#include <arpa/inet.h>
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <linux/genetlink.h>
 #include <linux/if_link.h>
@@ -43,6 +74,23 @@
 #define CLI_MAX_GRPS		32
 #define CLI_MAX_OPS		256
 #define CLI_EXTACK_LEN		256
+#define CLI_LINE_MAX		1024
+#define CLI_VALUE_MAX		128
+#define CLI_MSG_SLACK		128
+#define CLI_RAW_DEPTH		16
+#define CLI_RAW_HEX_MAX		2048
+#define CLI_CTRL_SHOW		8
+#define CLI_PEER_COLS		6
+
+/* key material: what a key file holds, and how far new_key may pad it */
+#define CLI_KEY_LINES		4
+#define CLI_KEY_FILE_LEN	32
+#define CLI_KEY_MAX		300
+#define CLI_NONCE_MAX		32
+
+/* the largest attribute set nested in a reply or a notification */
+#define CLI_NEST_MAX		OVPN_A_PEER_MAX
+static_assert((int)OVPN_A_KEYCONF_MAX <= (int)CLI_NEST_MAX, "nest max");
 
 /* kernel-internal errno that may still leak to userspace */
 #define CLI_ENOTSUPP		524
@@ -135,6 +183,128 @@ static const struct {
 	{ "peer_float_ntf", OVPN_CMD_PEER_FLOAT_NTF },
 };
 
+static const char * const ovpn_slot_names[] = {
+	[OVPN_KEY_SLOT_PRIMARY] = "primary",
+	[OVPN_KEY_SLOT_SECONDARY] = "secondary",
+};
+
+static const char * const ovpn_alg_names[] = {
+	[OVPN_CIPHER_ALG_NONE] = "none",
+	[OVPN_CIPHER_ALG_AES_GCM] = "aes-gcm",
+	[OVPN_CIPHER_ALG_CHACHA20_POLY1305] = "chacha20-poly1305",
+};
+
+static const char * const ovpn_reason_names[] = {
+	[OVPN_DEL_PEER_REASON_TEARDOWN] = "teardown",
+	[OVPN_DEL_PEER_REASON_USERSPACE] = "userspace",
+	[OVPN_DEL_PEER_REASON_EXPIRED] = "expired",
+	[OVPN_DEL_PEER_REASON_TRANSPORT_ERROR] = "transport_error",
+	[OVPN_DEL_PEER_REASON_TRANSPORT_DISCONNECT] = "transport_disconnect",
+};
+
+/* new_key ciphers; "none" lets a test see the kernel refuse it */
+static const struct {
+	const char *name;
+	unsigned int alg;
+	unsigned int key_len;
+} cli_ciphers[] = {
+	{ "aes128", OVPN_CIPHER_ALG_AES_GCM, 16 },
+	{ "aes192", OVPN_CIPHER_ALG_AES_GCM, 24 },
+	{ "aes256", OVPN_CIPHER_ALG_AES_GCM, 32 },
+	{ "chachapoly", OVPN_CIPHER_ALG_CHACHA20_POLY1305, 32 },
+	{ "none", OVPN_CIPHER_ALG_NONE, 32 },
+};
+
+/* options of the peer and key commands, each allowed by some of them */
+enum {
+	CLI_OPT_REMOTE = 1 << 0,
+	CLI_OPT_VPN = 1 << 1,
+	CLI_OPT_TX_ID = 1 << 2,
+	CLI_OPT_LOCAL = 1 << 3,
+	CLI_OPT_KEEPALIVE = 1 << 4,
+	CLI_OPT_MARK = 1 << 5,
+	CLI_OPT_STAY = 1 << 6,
+	CLI_OPT_KEY_LEN = 1 << 7,
+	CLI_OPT_NONCE_LEN = 1 << 8,
+};
+
+#define CLI_NEW_PEER_OPTS	(CLI_OPT_VPN | CLI_OPT_TX_ID | \
+				 CLI_OPT_LOCAL | CLI_OPT_KEEPALIVE | \
+				 CLI_OPT_MARK | CLI_OPT_STAY)
+#define CLI_SET_PEER_OPTS	(CLI_OPT_REMOTE | CLI_OPT_VPN | \
+				 CLI_OPT_TX_ID | CLI_OPT_LOCAL | \
+				 CLI_OPT_KEEPALIVE)
+#define CLI_MULTI_PEER_OPTS	(CLI_OPT_MARK | CLI_OPT_STAY)
+#define CLI_NEW_KEY_OPTS	(CLI_OPT_KEY_LEN | CLI_OPT_NONCE_LEN)
+
+static const struct {
+	const char *name;
+	int nargs;
+	unsigned int bit;
+} cli_opt_names[] = {
+	{ "remote", 2, CLI_OPT_REMOTE },
+	{ "vpn", 1, CLI_OPT_VPN },
+	{ "tx_id", 1, CLI_OPT_TX_ID },
+	{ "local", 1, CLI_OPT_LOCAL },
+	{ "keepalive", 2, CLI_OPT_KEEPALIVE },
+	{ "mark", 1, CLI_OPT_MARK },
+	{ "stay", 0, CLI_OPT_STAY },
+	{ "key_len", 1, CLI_OPT_KEY_LEN },
+	{ "nonce_len", 1, CLI_OPT_NONCE_LEN },
+};
+
+/* the kinds of socket of the raw "sock" type, in this order */
+enum {
+	CLI_SOCK_UDP4,
+	CLI_SOCK_UDP6,
+	CLI_SOCK_TCP4,
+	CLI_SOCK_TCP4_LISTEN,
+	CLI_SOCK_TCP4_CONNECTED,
+	CLI_SOCK_UNIX,
+	CLI_SOCK_CLOSED,
+};
+
+static const char * const cli_sock_names[] = {
+	[CLI_SOCK_UDP4] = "udp4",
+	[CLI_SOCK_UDP6] = "udp6",
+	[CLI_SOCK_TCP4] = "tcp4",
+	[CLI_SOCK_TCP4_LISTEN] = "tcp4-listen",
+	[CLI_SOCK_TCP4_CONNECTED] = "tcp4-connected",
+	[CLI_SOCK_UNIX] = "unix",
+	[CLI_SOCK_CLOSED] = "closed",
+};
+
+enum cli_raw_kind {
+	CLI_RAW_INT,
+	CLI_RAW_STR,
+	CLI_RAW_HEX,
+	CLI_RAW_IP,
+	CLI_RAW_SOCK,
+	CLI_RAW_FLAG,
+};
+
+/* value types of the raw request builder */
+static const struct {
+	const char *name;
+	enum cli_raw_kind kind;
+	unsigned int size;
+	bool be;
+	bool sign;
+} cli_raw_types[] = {
+	{ "u8", CLI_RAW_INT, 1, false, false },
+	{ "u16", CLI_RAW_INT, 2, false, false },
+	{ "u32", CLI_RAW_INT, 4, false, false },
+	{ "u64", CLI_RAW_INT, 8, false, false },
+	{ "s32", CLI_RAW_INT, 4, false, true },
+	{ "be16", CLI_RAW_INT, 2, true, false },
+	{ "be32", CLI_RAW_INT, 4, true, false },
+	{ "str", CLI_RAW_STR, 0, false, false },
+	{ "hex", CLI_RAW_HEX, 0, false, false },
+	{ "ip", CLI_RAW_IP, 0, false, false },
+	{ "sock", CLI_RAW_SOCK, 0, false, false },
+	{ "flag", CLI_RAW_FLAG, 0, false, false },
+};
+
 /**
  * struct cli_nl - a netlink socket and the state of its current request
  * @sk: libnl socket
@@ -193,9 +363,183 @@ struct cli_link {
 	unsigned int mode;
 };
 
+/**
+ * struct cli_addr - an IP address from the command line or a file
+ * @family: AF_INET or AF_INET6, 0 for none
+ * @v4: the address when @family is AF_INET, network order
+ * @v6: the address when @family is AF_INET6
+ * @has_scope: a "%scope" suffix was given (IPv6 only)
+ * @scope: interface index of that scope
+ */
+struct cli_addr {
+	int family;
+	struct in_addr v4;
+	struct in6_addr v6;
+	bool has_scope;
+	unsigned int scope;
+};
+
+/**
+ * struct cli_opts - the options of a command line, see cli_opt_names
+ * @given: CLI_OPT_* seen
+ * @remote: remote address (CLI_OPT_REMOTE)
+ * @rport: remote port (CLI_OPT_REMOTE)
+ * @vpn4: VPN IPv4 address, if @vpn4.family is set (CLI_OPT_VPN)
+ * @vpn6: VPN IPv6 address, if @vpn6.family is set (CLI_OPT_VPN)
+ * @local: local address (CLI_OPT_LOCAL)
+ * @ka_interval: keepalive interval (CLI_OPT_KEEPALIVE)
+ * @ka_timeout: keepalive timeout (CLI_OPT_KEEPALIVE)
+ * @tx_id: peer id of outgoing packets (CLI_OPT_TX_ID)
+ * @mark: SO_MARK of the transport socket (CLI_OPT_MARK)
+ * @key_len: bytes of cipher key sent (CLI_OPT_KEY_LEN)
+ * @nonce_len: bytes of nonce tail sent (CLI_OPT_NONCE_LEN)
+ */
+struct cli_opts {
+	unsigned int given;
+	struct cli_addr remote;
+	unsigned long rport;
+	struct cli_addr vpn4;
+	struct cli_addr vpn6;
+	struct cli_addr local;
+	unsigned long ka_interval;
+	unsigned long ka_timeout;
+	unsigned long tx_id;
+	unsigned long mark;
+	unsigned long key_len;
+	unsigned long nonce_len;
+};
+
+/**
+ * struct cli_peer - the peer of a PEER_* request
+ * @id: peer id
+ * @fd: transport socket, -1 to send no OVPN_A_PEER_SOCKET
+ * @o: everything else
+ */
+struct cli_peer {
+	unsigned long id;
+	int fd;
+	struct cli_opts o;
+};
+
+/**
+ * struct cli_key - the key slot of a KEY_* request
+ * @peer_id: id of the peer
+ * @has_slot: send @slot
+ * @slot: OVPN_KEY_SLOT_* or any number
+ * @cipher: index in cli_ciphers; -1 to send no key id, cipher or material
+ * @key_id: key id
+ * @dir: 0 encrypts with key A and decrypts with key B, 1 the other way
+ * @o: key_len and nonce_len
+ * @key: keys A and B, zero padded
+ * @tail: nonce tails A and B, zero padded
+ */
+struct cli_key {
+	unsigned long peer_id;
+	bool has_slot;
+	unsigned long slot;
+	int cipher;
+	unsigned long key_id;
+	unsigned long dir;
+	struct cli_opts o;
+	unsigned char key[2][CLI_KEY_MAX];
+	unsigned char tail[2][CLI_NONCE_MAX];
+};
+
+/**
+ * struct cli_req - a request of the ovpn family
+ * @cmd: OVPN_CMD_* or any number
+ * @flags: extra netlink flags (NLM_F_DUMP)
+ * @has_ifindex: send OVPN_A_IFINDEX, always first
+ * @ifindex: its value
+ * @body: attributes sent after OVPN_A_IFINDEX, NULL for none; built before
+ *	the family id is known, copied into the request
+ * @parse: handler of each reply, may be NULL
+ * @arg: second argument of @parse
+ */
+struct cli_req {
+	unsigned int cmd;
+	int flags;
+	bool has_ifindex;
+	unsigned int ifindex;
+	struct nl_msg *body;
+	int (*parse)(struct nlmsghdr *nlh, void *arg);
+	void *arg;
+};
+
+enum cli_field_kind {
+	CLI_F_NUM,
+	CLI_F_S32,
+	CLI_F_BE16,
+	CLI_F_IP,
+	CLI_F_ENUM,
+	CLI_F_REMOTE,
+};
+
+/**
+ * struct cli_field - one "key=value" of a printed line, left out when absent
+ * @key: the key
+ * @attr: attribute holding the value
+ * @kind: how to read and print it; CLI_F_REMOTE combines the remote
+ *	address, scope and port attributes of the peer set
+ * @top: @attr is a top-level attribute rather than one of the nest
+ * @names: names of the values of a CLI_F_ENUM, the number if out of range
+ * @n_names: entries in @names
+ */
+struct cli_field {
+	const char *key;
+	unsigned int attr;
+	enum cli_field_kind kind;
+	bool top;
+	const char * const *names;
+	size_t n_names;
+};
+
+#define CLI_FIELD(k, a, t)	{ .key = (k), .attr = (a), .kind = (t) }
+#define CLI_IFINDEX		{ .key = "ifindex", .attr = OVPN_A_IFINDEX, \
+				  .kind = CLI_F_NUM, .top = true }
+
+/**
+ * struct cli_view - how a reply or a notification is printed
+ * @prefix: start of the line
+ * @cmd: the notification it prints, unused for replies
+ * @nest: top-level attribute holding the nest of @fields
+ * @maxattr: highest attribute of that nest
+ * @fields: the values, in the order printed
+ * @n_fields: entries in @fields
+ */
+struct cli_view {
+	const char *prefix;
+	unsigned int cmd;
+	unsigned int nest;
+	unsigned int maxattr;
+	const struct cli_field *fields;
+	size_t n_fields;
+};
+
+/**
+ * struct cli_listen - progress of listen_mcast
+ * @seen: notifications printed
+ * @count: notifications to print before leaving
+ */
+struct cli_listen {
+	unsigned long seen;
+	unsigned long count;
+};
+
+/**
+ * struct cli_raw - nests left open by the raw request builder
+ * @nests: the open nests, innermost last
+ * @depth: entries in @nests
+ */
+struct cli_raw {
+	struct nlattr *nests[CLI_RAW_DEPTH];
+	unsigned int depth;
+};
+
 struct cli_cmd {
 	const char *name;
 	const char *args;
+	const char *help;
 	int min_args;
 	int max_args;
 	int (*handler)(const struct cli_cmd *cmd, int argc, char **argv);
@@ -230,10 +574,160 @@ static int parse_uint(const char *str, unsigned long max, unsigned long *val)
 	return 0;
 }
 
+/* Decimal, or hex after "0x", no sign, no blanks, at most @max. */
+static int parse_num(const char *str, unsigned long long max,
+		     unsigned long long *val)
+{
+	int base = 10;
+	char *end;
+
+	if (str[0] == '0' && (str[1] == 'x' || str[1] == 'X')) {
+		base = 16;
+		str += 2;
+	}
+	if (!isxdigit((unsigned char)str[0]))
+		return -1;
+
+	errno = 0;
+	*val = strtoull(str, &end, base);
+	if (errno || *end || *val > max)
+		return -1;
+
+	return 0;
+}
+
+/* Index of @str in @names, -1 if absent. */
+static int lookup_name(const char *str, const char * const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcmp(str, names[i]))
+			return i;
+
+	return -1;
+}
+
+/* One of @names, as its index, or a decimal number up to @max. */
+static int parse_name(const char *str, const char * const *names, size_t n,
+		      unsigned long max, unsigned long *val)
+{
+	int i = lookup_name(str, names, n);
+
+	if (i < 0)
+		return parse_uint(str, max, val);
+
+	*val = i;
+	return 0;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower((unsigned char)c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Pairs of hex digits, none at all included, into at most @max bytes. */
+static int parse_hex(const char *str, unsigned char *buf, size_t max,
+		     size_t *len)
+{
+	size_t n = strlen(str), i;
+	int hi, lo;
+
+	if (n % 2 || n / 2 > max)
+		return -1;
+
+	for (i = 0; i < n / 2; i++) {
+		hi = hex_digit(str[2 * i]);
+		lo = hex_digit(str[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		buf[i] = hi << 4 | lo;
+	}
+
+	*len = n / 2;
+	return 0;
+}
+
+/* IPv4, or IPv6 with an optional "%<interface name or index>" scope. */
+static int parse_addr(const char *str, struct cli_addr *addr)
+{
+	char buf[INET6_ADDRSTRLEN + IF_NAMESIZE + 1];
+	unsigned long scope;
+	char *pct;
+
+	memset(addr, 0, sizeof(*addr));
+	if (inet_pton(AF_INET, str, &addr->v4) == 1) {
+		addr->family = AF_INET;
+		return 0;
+	}
+
+	if (snprintf(buf, sizeof(buf), "%s", str) >= (int)sizeof(buf))
+		return -1;
+
+	pct = strchr(buf, '%');
+	if (pct) {
+		*pct++ = '\0';
+		if (parse_uint(pct, UINT_MAX, &scope)) {
+			scope = if_nametoindex(pct);
+			if (!scope)
+				return -1;
+		}
+		addr->has_scope = true;
+		addr->scope = scope;
+	}
+
+	if (inet_pton(AF_INET6, buf, &addr->v6) != 1)
+		return -1;
+
+	addr->family = AF_INET6;
+	return 0;
+}
+
+/* parse_uint() of an argument, telling what is wrong with it. */
+static int arg_uint(const char *what, const char *str, unsigned long max,
+		    unsigned long *val)
+{
+	if (!parse_uint(str, max, val))
+		return 0;
+
+	fprintf(stderr, "%s: bad %s '%s'\n", CLI_NAME, what, str);
+	return -1;
+}
+
+/* if_nametoindex(), telling when there is no such interface. */
+static int arg_ifindex(const char *name, unsigned int *ifindex)
+{
+	*ifindex = if_nametoindex(name);
+	if (*ifindex)
+		return 0;
+
+	fprintf(stderr, "%s: unknown interface '%s'\n", CLI_NAME, name);
+	return -1;
+}
+
+static void cli_print_help(FILE *out, const struct cli_cmd *cmd,
+			   const char *indent)
+{
+	const char *s, *e;
+
+	fprintf(out, "%s%s%s%s\n", indent, cmd->name, cmd->args[0] ? " " : "",
+		cmd->args);
+
+	for (s = cmd->help; s && *s; s = *e ? e + 1 : e) {
+		e = strchrnul(s, '\n');
+		fprintf(out, "%s    %.*s\n", indent, (int)(e - s), s);
+	}
+}
+
 static int cmd_usage(const struct cli_cmd *cmd)
 {
-	fprintf(stderr, "usage: %s %s%s%s\n", CLI_NAME, cmd->name,
-		cmd->args[0] ? " " : "", cmd->args);
+	fprintf(stderr, "usage: %s ", CLI_NAME);
+	cli_print_help(stderr, cmd, "");
 	return RC_USAGE;
 }
 
@@ -528,16 +1022,11 @@ static int cli_new_iface(const struct cli_cmd *cmd, int argc, char **argv)
 	unsigned long mode = 0;
 	bool has_mode = false;
 	struct nl_msg *msg;
-	size_t i;
 
 	if (argc > 2) {
 		has_mode = true;
-		for (i = 0; i < ARRAY_SIZE(ovpn_mode_names); i++)
-			if (!strcmp(argv[2], ovpn_mode_names[i]))
-				break;
-		mode = i;
-		if (i == ARRAY_SIZE(ovpn_mode_names) &&
-		    parse_uint(argv[2], 255, &mode)) {
+		if (parse_name(argv[2], ovpn_mode_names,
+			       ARRAY_SIZE(ovpn_mode_names), 255, &mode)) {
 			fprintf(stderr, "%s: bad mode '%s'\n", CLI_NAME,
 				argv[2]);
 			return cmd_usage(cmd);
@@ -845,86 +1334,1377 @@ static int cli_parse_genl_cmd(const char *str, unsigned int *cmd)
 	return 0;
 }
 
+/*
+ * Open a nested attribute by hand, so that NLA_F_NESTED is there whatever
+ * libnl does, or not there when a test wants to see that refused.
+ */
+static struct nlattr *cli_nest_start(struct nl_msg *msg, int type, bool flag)
+{
+	struct nlattr *start = nlmsg_tail(nlmsg_hdr(msg));
+
+	if (nla_put(msg, type | (flag ? NLA_F_NESTED : 0), 0, NULL) < 0)
+		return NULL;
+
+	return start;
+}
+
+/* Close a nest; unlike nla_nest_end() this keeps an empty one. */
+static void cli_nest_end(struct nl_msg *msg, struct nlattr *start)
+{
+	start->nla_len = (char *)nlmsg_tail(nlmsg_hdr(msg)) - (char *)start;
+}
+
+/* The address as @attr4 (4 bytes, network order) or @attr6 (16 bytes). */
+static int cli_put_addr(struct nl_msg *msg, int attr4, int attr6,
+			const struct cli_addr *addr)
+{
+	if (addr->family == AF_INET)
+		return nla_put(msg, attr4, sizeof(addr->v4), &addr->v4);
+
+	return nla_put(msg, attr6, sizeof(addr->v6), &addr->v6);
+}
+
+/* Build @req on @nl and send it. */
+static int cli_genl_send(struct cli_nl *nl, const struct cli_family *fam,
+			 const struct cli_req *req)
+{
+	struct nlmsghdr *body = req->body ? nlmsg_hdr(req->body) : NULL;
+	int len = body ? nlmsg_datalen(body) : 0;
+	struct nl_msg *msg;
+
+	msg = nlmsg_alloc_size(len + CLI_MSG_SLACK);
+	if (!msg ||
+	    !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam->id, 0,
+			 req->flags, req->cmd, OVPN_FAMILY_VERSION) ||
+	    (req->has_ifindex &&
+	     nla_put_u32(msg, OVPN_A_IFINDEX, req->ifindex) < 0) ||
+	    (len && nlmsg_append(msg, nlmsg_data(body), len,
+				 NLMSG_ALIGNTO) < 0))
+		return cli_build_failed(msg);
+
+	return cli_nl_request(nl, msg, req->parse, req->arg);
+}
+
+/* Send @req on a socket of its own; @req->body is freed. */
+static int cli_genl_once(struct cli_req *req)
+{
+	struct cli_family fam;
+	struct cli_nl nl;
+	int ret;
+
+	ret = cli_genl_open(&nl, &fam);
+	if (!ret) {
+		ret = cli_genl_send(&nl, &fam, req);
+		cli_nl_close(&nl);
+	}
+
+	nlmsg_free(req->body);
+	req->body = NULL;
+	return ret;
+}
+
+/* A request of @cmd for the device @ifname; -1 (told) if there is none. */
+static int cli_req_init(struct cli_req *req, unsigned int cmd,
+			const char *ifname)
+{
+	memset(req, 0, sizeof(*req));
+	req->cmd = cmd;
+	req->has_ifindex = true;
+	return arg_ifindex(ifname, &req->ifindex);
+}
+
+/*
+ * "ifname <name>" or "ifindex <n>" at @argv[*i], once: 1 and *i moved past
+ * it when taken, 0 when something else is there, -1 (told) when bad.
+ */
+static int cli_parse_target(int argc, char **argv, int *i,
+			    struct cli_req *req)
+{
+	bool name = !strcmp(argv[*i], "ifname");
+	unsigned long ifindex;
+
+	if (req->has_ifindex || *i + 1 >= argc ||
+	    (!name && strcmp(argv[*i], "ifindex")))
+		return 0;
+
+	if (name ? arg_ifindex(argv[*i + 1], &req->ifindex) :
+	    arg_uint("ifindex", argv[*i + 1], UINT32_MAX, &ifindex))
+		return -1;
+
+	if (!name)
+		req->ifindex = ifindex;
+	req->has_ifindex = true;
+	*i += 2;
+	return 1;
+}
+
+static int cli_count_parse(struct nlmsghdr *nlh, void *arg)
+{
+	unsigned int *count = arg;
+
+	(void)nlh;
+
+	(*count)++;
+	return 0;
+}
+
 static int cli_genl_cmd(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	bool has_ifindex = false, dump = false;
-	unsigned long ifindex = 0;
-	struct cli_family fam;
-	unsigned int genl_cmd;
-	struct nl_msg *msg;
-	struct cli_nl nl;
-	int i, ret;
+	unsigned int count = 0;
+	struct cli_req req = {
+		.parse = cli_count_parse,
+		.arg = &count,
+	};
+	int i = 2, ret;
 
-	if (cli_parse_genl_cmd(argv[1], &genl_cmd)) {
+	if (cli_parse_genl_cmd(argv[1], &req.cmd)) {
 		fprintf(stderr, "%s: unknown command '%s'\n", CLI_NAME,
 			argv[1]);
 		return cmd_usage(cmd);
 	}
 
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "dump") && !dump) {
-			dump = true;
-		} else if (!strcmp(argv[i], "ifindex") && !has_ifindex &&
-			   i + 1 < argc) {
-			has_ifindex = true;
-			if (parse_uint(argv[++i], 0xffffffffUL, &ifindex)) {
-				fprintf(stderr, "%s: bad ifindex '%s'\n",
-					CLI_NAME, argv[i]);
-				return cmd_usage(cmd);
-			}
-		} else if (!strcmp(argv[i], "ifname") && !has_ifindex &&
-			   i + 1 < argc) {
-			has_ifindex = true;
-			ifindex = if_nametoindex(argv[++i]);
-			if (!ifindex) {
-				fprintf(stderr, "%s: unknown interface '%s'\n",
-					CLI_NAME, argv[i]);
-				return cmd_usage(cmd);
-			}
-		} else {
+	while (i < argc) {
+		ret = cli_parse_target(argc, argv, &i, &req);
+		if (ret < 0)
 			return cmd_usage(cmd);
-		}
+		if (ret)
+			continue;
+		if (strcmp(argv[i], "dump") || req.flags)
+			return cmd_usage(cmd);
+		req.flags = NLM_F_DUMP;
+		i++;
 	}
 
-	ret = cli_genl_open(&nl, &fam);
+	ret = cli_genl_once(&req);
 	if (ret)
 		return ret;
 
-	msg = nlmsg_alloc();
-	if (!msg ||
-	    !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam.id, 0,
-			 dump ? NLM_F_DUMP : 0, genl_cmd,
-			 OVPN_FAMILY_VERSION) ||
-	    (has_ifindex && nla_put_u32(msg, OVPN_A_IFINDEX, ifindex) < 0)) {
-		ret = cli_build_failed(msg);
-		goto out;
-	}
-
-	ret = cli_nl_request(&nl, msg, NULL, NULL);
-	if (ret)
-		goto out;
-
-	if (dump)
-		printf("OK %u\n", nl.nmsgs);
+	if (req.flags)
+		printf("OK %u\n", count);
 	else
 		printf("OK\n");
 
-out:
-	cli_nl_close(&nl);
+	return RC_OK;
+}
+
+/* replies and notifications */
+
+/* An unsigned attribute of 1, 2, 4 or 8 bytes (NLA_UINT is 4 or 8). */
+static int cli_nla_num(const struct nlattr *attr, unsigned long long *num)
+{
+	switch (nla_len(attr)) {
+	case sizeof(__u8):
+		*num = nla_get_u8(attr);
+		return 0;
+	case sizeof(__u16):
+		*num = nla_get_u16(attr);
+		return 0;
+	case sizeof(__u32):
+		*num = nla_get_u32(attr);
+		return 0;
+	case sizeof(__u64):
+		*num = nla_get_u64(attr);
+		return 0;
+	}
+
+	return -1;
+}
+
+/* An address of 4 or 16 bytes as text; its family, or -1. */
+static int cli_ntop(const struct nlattr *attr, char *buf, size_t len)
+{
+	int family;
+
+	if (nla_len(attr) == (int)sizeof(struct in_addr))
+		family = AF_INET;
+	else if (nla_len(attr) == (int)sizeof(struct in6_addr))
+		family = AF_INET6;
+	else
+		return -1;
+
+	return inet_ntop(family, nla_data(attr), buf, len) ? family : -1;
+}
+
+/*
+ * "ip:port" or "[ip%scope]:port" out of a peer nest, 0 if it has no
+ * address.  Scope 0, no scope, is what the kernel reports for most IPv6
+ * remotes: left out.
+ */
+static int cli_fmt_remote(struct nlattr **tb, char *val, size_t len)
+{
+	struct nlattr *scope = tb[OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID];
+	struct nlattr *port = tb[OVPN_A_PEER_REMOTE_PORT];
+	struct nlattr *ip = tb[OVPN_A_PEER_REMOTE_IPV4];
+	char addr[INET6_ADDRSTRLEN], scope_s[16] = "", port_s[8] = "";
+	int family;
+
+	if (!ip)
+		ip = tb[OVPN_A_PEER_REMOTE_IPV6];
+	if (!ip)
+		return 0;
+
+	family = cli_ntop(ip, addr, sizeof(addr));
+	if (family < 0 ||
+	    (scope && nla_len(scope) != (int)sizeof(__u32)) ||
+	    (port && nla_len(port) != (int)sizeof(__u16)))
+		return -1;
+
+	if (scope && nla_get_u32(scope))
+		snprintf(scope_s, sizeof(scope_s), "%%%u", nla_get_u32(scope));
+	if (port)
+		snprintf(port_s, sizeof(port_s), ":%u",
+			 ntohs(nla_get_u16(port)));
+
+	if (family == AF_INET6)
+		snprintf(val, len, "[%s%s]%s", addr, scope_s, port_s);
+	else
+		snprintf(val, len, "%s%s", addr, port_s);
+	return 1;
+}
+
+/* The value of @f as text: 1, 0 when absent, -1 when malformed. */
+static int cli_field_value(const struct cli_field *f, struct nlattr **tb,
+			   char *val, size_t len)
+{
+	struct nlattr *attr = tb[f->attr];
+	unsigned long long num;
+
+	if (f->kind == CLI_F_REMOTE)
+		return cli_fmt_remote(tb, val, len);
+	if (!attr)
+		return 0;
+
+	switch (f->kind) {
+	case CLI_F_S32:
+		if (nla_len(attr) != (int)sizeof(__s32))
+			return -1;
+		snprintf(val, len, "%d", (__s32)nla_get_u32(attr));
+		return 1;
+	case CLI_F_BE16:
+		if (nla_len(attr) != (int)sizeof(__u16))
+			return -1;
+		snprintf(val, len, "%u", ntohs(nla_get_u16(attr)));
+		return 1;
+	case CLI_F_IP:
+		return cli_ntop(attr, val, len) < 0 ? -1 : 1;
+	default:
+		break;
+	}
+
+	if (cli_nla_num(attr, &num))
+		return -1;
+
+	if (f->kind == CLI_F_ENUM && num < f->n_names && f->names[num])
+		snprintf(val, len, "%s", f->names[num]);
+	else
+		snprintf(val, len, "%llu", num);
+	return 1;
+}
+
+static const struct cli_field cli_peer_fields[] = {
+	CLI_FIELD("id", OVPN_A_PEER_ID, CLI_F_NUM),
+	CLI_FIELD("tx_id", OVPN_A_PEER_TX_ID, CLI_F_NUM),
+	CLI_FIELD("netnsid", OVPN_A_PEER_SOCKET_NETNSID, CLI_F_S32),
+	CLI_FIELD("remote", 0, CLI_F_REMOTE),
+	CLI_FIELD("local", OVPN_A_PEER_LOCAL_IPV4, CLI_F_IP),
+	CLI_FIELD("local", OVPN_A_PEER_LOCAL_IPV6, CLI_F_IP),
+	CLI_FIELD("local_port", OVPN_A_PEER_LOCAL_PORT, CLI_F_BE16),
+	CLI_FIELD("vpn4", OVPN_A_PEER_VPN_IPV4, CLI_F_IP),
+	CLI_FIELD("vpn6", OVPN_A_PEER_VPN_IPV6, CLI_F_IP),
+	CLI_FIELD("keepalive_interval", OVPN_A_PEER_KEEPALIVE_INTERVAL,
+		  CLI_F_NUM),
+	CLI_FIELD("keepalive_timeout", OVPN_A_PEER_KEEPALIVE_TIMEOUT,
+		  CLI_F_NUM),
+	CLI_FIELD("vpn_rx_bytes", OVPN_A_PEER_VPN_RX_BYTES, CLI_F_NUM),
+	CLI_FIELD("vpn_rx_packets", OVPN_A_PEER_VPN_RX_PACKETS, CLI_F_NUM),
+	CLI_FIELD("vpn_tx_bytes", OVPN_A_PEER_VPN_TX_BYTES, CLI_F_NUM),
+	CLI_FIELD("vpn_tx_packets", OVPN_A_PEER_VPN_TX_PACKETS, CLI_F_NUM),
+	CLI_FIELD("link_rx_bytes", OVPN_A_PEER_LINK_RX_BYTES, CLI_F_NUM),
+	CLI_FIELD("link_rx_packets", OVPN_A_PEER_LINK_RX_PACKETS, CLI_F_NUM),
+	CLI_FIELD("link_tx_bytes", OVPN_A_PEER_LINK_TX_BYTES, CLI_F_NUM),
+	CLI_FIELD("link_tx_packets", OVPN_A_PEER_LINK_TX_PACKETS, CLI_F_NUM),
+};
+
+static const struct cli_field cli_key_fields[] = {
+	CLI_FIELD("peer_id", OVPN_A_KEYCONF_PEER_ID, CLI_F_NUM),
+	{
+		.key = "slot",
+		.attr = OVPN_A_KEYCONF_SLOT,
+		.kind = CLI_F_ENUM,
+		.names = ovpn_slot_names,
+		.n_names = ARRAY_SIZE(ovpn_slot_names),
+	},
+	CLI_FIELD("key_id", OVPN_A_KEYCONF_KEY_ID, CLI_F_NUM),
+	{
+		.key = "cipher",
+		.attr = OVPN_A_KEYCONF_CIPHER_ALG,
+		.kind = CLI_F_ENUM,
+		.names = ovpn_alg_names,
+		.n_names = ARRAY_SIZE(ovpn_alg_names),
+	},
+};
+
+static const struct cli_field cli_peer_del_fields[] = {
+	CLI_IFINDEX,
+	CLI_FIELD("id", OVPN_A_PEER_ID, CLI_F_NUM),
+	{
+		.key = "reason",
+		.attr = OVPN_A_PEER_DEL_REASON,
+		.kind = CLI_F_ENUM,
+		.names = ovpn_reason_names,
+		.n_names = ARRAY_SIZE(ovpn_reason_names),
+	},
+};
+
+/* KEY_ID comes as a u16 here, which CLI_F_NUM takes */
+static const struct cli_field cli_key_swap_fields[] = {
+	CLI_IFINDEX,
+	CLI_FIELD("peer_id", OVPN_A_KEYCONF_PEER_ID, CLI_F_NUM),
+	CLI_FIELD("key_id", OVPN_A_KEYCONF_KEY_ID, CLI_F_NUM),
+};
+
+static const struct cli_field cli_peer_float_fields[] = {
+	CLI_IFINDEX,
+	CLI_FIELD("id", OVPN_A_PEER_ID, CLI_F_NUM),
+	CLI_FIELD("remote", 0, CLI_F_REMOTE),
+};
+
+static const struct cli_view cli_peer_view = {
+	.prefix = "peer",
+	.nest = OVPN_A_PEER,
+	.maxattr = OVPN_A_PEER_MAX,
+	.fields = cli_peer_fields,
+	.n_fields = ARRAY_SIZE(cli_peer_fields),
+};
+
+static const struct cli_view cli_key_view = {
+	.prefix = "key",
+	.nest = OVPN_A_KEYCONF,
+	.maxattr = OVPN_A_KEYCONF_MAX,
+	.fields = cli_key_fields,
+	.n_fields = ARRAY_SIZE(cli_key_fields),
+};
+
+static const struct cli_view cli_ntf_views[] = {
+	{
+		.prefix = "ntf peer_del",
+		.cmd = OVPN_CMD_PEER_DEL_NTF,
+		.nest = OVPN_A_PEER,
+		.maxattr = OVPN_A_PEER_MAX,
+		.fields = cli_peer_del_fields,
+		.n_fields = ARRAY_SIZE(cli_peer_del_fields),
+	},
+	{
+		.prefix = "ntf key_swap",
+		.cmd = OVPN_CMD_KEY_SWAP_NTF,
+		.nest = OVPN_A_KEYCONF,
+		.maxattr = OVPN_A_KEYCONF_MAX,
+		.fields = cli_key_swap_fields,
+		.n_fields = ARRAY_SIZE(cli_key_swap_fields),
+	},
+	{
+		.prefix = "ntf peer_float",
+		.cmd = OVPN_CMD_PEER_FLOAT_NTF,
+		.nest = OVPN_A_PEER,
+		.maxattr = OVPN_A_PEER_MAX,
+		.fields = cli_peer_float_fields,
+		.n_fields = ARRAY_SIZE(cli_peer_float_fields),
+	},
+};
+
+/* One line: the prefix of @v, then each of its fields present in @nlh. */
+static int cli_print_view(struct nlmsghdr *nlh, const struct cli_view *v)
+{
+	char line[CLI_LINE_MAX], val[CLI_VALUE_MAX];
+	struct nlattr *tb[CLI_NEST_MAX + 1] = {};
+	struct nlattr *top[OVPN_A_MAX + 1];
+	const struct cli_field *f;
+	size_t i, len;
+	int ret;
+
+	if (genlmsg_parse(nlh, 0, top, OVPN_A_MAX, NULL) < 0 ||
+	    (top[v->nest] &&
+	     nla_parse_nested(tb, v->maxattr, top[v->nest], NULL) < 0))
+		goto bad;
+
+	len = snprintf(line, sizeof(line), "%s", v->prefix);
+	for (i = 0; i < v->n_fields; i++) {
+		f = &v->fields[i];
+		ret = cli_field_value(f, f->top ? top : tb, val, sizeof(val));
+		if (ret < 0)
+			goto bad;
+		if (ret && len < sizeof(line))
+			len += snprintf(line + len, sizeof(line) - len,
+					" %s=%s", f->key, val);
+	}
+
+	printf("%s\n", line);
+	return 0;
+
+bad:
+	fprintf(stderr, "%s: malformed message for '%s'\n", CLI_NAME,
+		v->prefix);
+	return -1;
+}
+
+static int cli_peer_reply(struct nlmsghdr *nlh, void *arg)
+{
+	(void)arg;
+
+	return cli_print_view(nlh, &cli_peer_view);
+}
+
+static int cli_key_reply(struct nlmsghdr *nlh, void *arg)
+{
+	(void)arg;
+
+	return cli_print_view(nlh, &cli_key_view);
+}
+
+/* options */
+
+/* A VPN address, into the slot of its family, each slot once. */
+static int cli_set_vpn(struct cli_opts *o, const char *str)
+{
+	struct cli_addr addr, *slot;
+
+	if (parse_addr(str, &addr) || addr.has_scope)
+		return -1;
+
+	slot = addr.family == AF_INET ? &o->vpn4 : &o->vpn6;
+	if (slot->family)
+		return -1;
+
+	*slot = addr;
+	return 0;
+}
+
+/* The arguments @args of the option @bit into @o. */
+static int cli_set_opt(struct cli_opts *o, unsigned int bit, char **args)
+{
+	o->given |= bit;
+
+	switch (bit) {
+	case CLI_OPT_REMOTE:
+		return parse_addr(args[0], &o->remote) ||
+		       parse_uint(args[1], USHRT_MAX, &o->rport) ? -1 : 0;
+	case CLI_OPT_VPN:
+		return cli_set_vpn(o, args[0]);
+	case CLI_OPT_TX_ID:
+		return parse_uint(args[0], UINT32_MAX, &o->tx_id);
+	case CLI_OPT_LOCAL:
+		return parse_addr(args[0], &o->local);
+	case CLI_OPT_KEEPALIVE:
+		return parse_uint(args[0], UINT32_MAX, &o->ka_interval) ||
+		       parse_uint(args[1], UINT32_MAX, &o->ka_timeout) ? -1 : 0;
+	case CLI_OPT_MARK:
+		return parse_uint(args[0], UINT32_MAX, &o->mark);
+	case CLI_OPT_KEY_LEN:
+		return parse_uint(args[0], CLI_KEY_MAX, &o->key_len);
+	case CLI_OPT_NONCE_LEN:
+		return parse_uint(args[0], CLI_NONCE_MAX, &o->nonce_len);
+	}
+
+	return 0;
+}
+
+/* Options of @allowed, each once but vpn (once per family), till the end. */
+static int cli_parse_opts(struct cli_opts *o, unsigned int allowed,
+			  int argc, char **argv)
+{
+	unsigned int bit;
+	int i, j, nargs;
+
+	for (i = 0; i < argc; i += 1 + nargs) {
+		j = 0;
+		while (j < (int)ARRAY_SIZE(cli_opt_names) &&
+		       strcmp(argv[i], cli_opt_names[j].name))
+			j++;
+		if (j == (int)ARRAY_SIZE(cli_opt_names))
+			goto bad;
+
+		bit = cli_opt_names[j].bit;
+		nargs = cli_opt_names[j].nargs;
+		if (!(allowed & bit) || i + nargs >= argc ||
+		    (bit != CLI_OPT_VPN && (o->given & bit)) ||
+		    cli_set_opt(o, bit, argv + i + 1))
+			goto bad;
+	}
+
+	return 0;
+
+bad:
+	fprintf(stderr, "%s: bad, repeated or incomplete option '%s'\n",
+		CLI_NAME, argv[i]);
+	return -1;
+}
+
+/* request bodies */
+
+static int cli_put_remote(struct nl_msg *msg, const struct cli_opts *o)
+{
+	if (cli_put_addr(msg, OVPN_A_PEER_REMOTE_IPV4, OVPN_A_PEER_REMOTE_IPV6,
+			 &o->remote) < 0 ||
+	    (o->remote.has_scope &&
+	     nla_put_u32(msg, OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID,
+			 o->remote.scope) < 0))
+		return -1;
+
+	return nla_put_u16(msg, OVPN_A_PEER_REMOTE_PORT, htons(o->rport));
+}
+
+static int cli_put_vpn(struct nl_msg *msg, const struct cli_addr *addr)
+{
+	if (!addr->family)
+		return 0;
+
+	return cli_put_addr(msg, OVPN_A_PEER_VPN_IPV4, OVPN_A_PEER_VPN_IPV6,
+			    addr);
+}
+
+/* The attributes of a peer nest. */
+static int cli_peer_put(struct nl_msg *msg, const void *arg)
+{
+	const struct cli_peer *p = arg;
+	const struct cli_opts *o = &p->o;
+
+	if (nla_put_u32(msg, OVPN_A_PEER_ID, p->id) < 0 ||
+	    (p->fd >= 0 && nla_put_u32(msg, OVPN_A_PEER_SOCKET, p->fd) < 0) ||
+	    ((o->given & CLI_OPT_REMOTE) && cli_put_remote(msg, o) < 0) ||
+	    cli_put_vpn(msg, &o->vpn4) < 0 || cli_put_vpn(msg, &o->vpn6) < 0)
+		return -1;
+
+	if ((o->given & CLI_OPT_LOCAL) &&
+	    cli_put_addr(msg, OVPN_A_PEER_LOCAL_IPV4, OVPN_A_PEER_LOCAL_IPV6,
+			 &o->local) < 0)
+		return -1;
+
+	if ((o->given & CLI_OPT_KEEPALIVE) &&
+	    (nla_put_u32(msg, OVPN_A_PEER_KEEPALIVE_INTERVAL,
+			 o->ka_interval) < 0 ||
+	     nla_put_u32(msg, OVPN_A_PEER_KEEPALIVE_TIMEOUT,
+			 o->ka_timeout) < 0))
+		return -1;
+
+	if ((o->given & CLI_OPT_TX_ID) &&
+	    nla_put_u32(msg, OVPN_A_PEER_TX_ID, o->tx_id) < 0)
+		return -1;
+
+	return 0;
+}
+
+/* A body holding one nest @type, filled by @put. */
+static struct nl_msg *cli_nest_body(int type,
+				    int (*put)(struct nl_msg *msg,
+					       const void *arg),
+				    const void *arg)
+{
+	struct nl_msg *body = nlmsg_alloc();
+	struct nlattr *nest;
+
+	if (!body)
+		return NULL;
+
+	nest = cli_nest_start(body, type, true);
+	if (!nest || put(body, arg) < 0) {
+		nlmsg_free(body);
+		return NULL;
+	}
+
+	cli_nest_end(body, nest);
+	return body;
+}
+
+static int cli_peer_request(struct cli_req *req, const struct cli_peer *p)
+{
+	req->body = cli_nest_body(OVPN_A_PEER, cli_peer_put, p);
+	if (!req->body)
+		return cli_build_failed(NULL);
+
+	return cli_genl_once(req);
+}
+
+/* transport sockets */
+
+static socklen_t cli_sockaddr(const struct cli_addr *addr, unsigned long port,
+			      struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (addr->family == AF_INET) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr = addr->v4;
+		return sizeof(*sin);
+	}
+
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	sin6->sin6_addr = addr->v6;
+	sin6->sin6_scope_id = addr->scope;
+	return sizeof(*sin6);
+}
+
+/*
+ * A UDP socket of @local's family bound to @local:@port, IPv6 ones taking
+ * IPv4 too, with the SO_MARK of @o if given.
+ */
+static int cli_udp_socket(const struct cli_addr *local, unsigned long port,
+			  const struct cli_opts *o)
+{
+	unsigned int mark = o->mark;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, off = 0;
+
+	len = cli_sockaddr(local, port, &ss);
+	fd = socket(local->family, SOCK_DGRAM, 0);
+	if (fd < 0 ||
+	    (local->family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off))) ||
+	    ((o->given & CLI_OPT_MARK) &&
+	     setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark))) ||
+	    bind(fd, (struct sockaddr *)&ss, len)) {
+		fprintf(stderr, "%s: cannot set up the UDP socket: %s\n",
+			CLI_NAME, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+
+	return fd;
+}
+
+/*
+ * SIGTERM and SIGINT, blocked, as a descriptor: no handler, and no window
+ * between a check of a flag and a wait in which one gets lost.
+ */
+static int cli_signal_fd(void)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	fd = sigprocmask(SIG_BLOCK, &set, NULL) ? -1 :
+	     signalfd(-1, &set, SFD_CLOEXEC);
+	if (fd < 0)
+		fprintf(stderr, "%s: cannot catch signals: %s\n", CLI_NAME,
+			strerror(errno));
+	return fd;
+}
+
+/* "CTRL <len> <first bytes in hex, - if none>" for one datagram. */
+static void cli_print_ctrl(int fd)
+{
+	char hex[2 * CLI_CTRL_SHOW + 1] = "-";
+	unsigned char buf[CLI_CTRL_SHOW];
+	ssize_t len, i;
+
+	/* MSG_TRUNC: the length of the datagram, not of what was copied */
+	len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+	if (len < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			fprintf(stderr, "%s: recv: %s\n", CLI_NAME,
+				strerror(errno));
+		return;
+	}
+
+	for (i = 0; i < len && i < CLI_CTRL_SHOW; i++)
+		snprintf(hex + 2 * i, sizeof(hex) - 2 * i, "%02x", buf[i]);
+
+	printf("CTRL %zd %s\n", len, hex);
+}
+
+/* Print what arrives on @fd until a signal can be read from @sig. */
+static int cli_stay(int fd, int sig)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = sig, .events = POLLIN },
+	};
+
+	while (!(pfd[1].revents & POLLIN)) {
+		if (poll(pfd, ARRAY_SIZE(pfd), -1) < 0 && errno != EINTR) {
+			fprintf(stderr, "%s: poll: %s\n", CLI_NAME,
+				strerror(errno));
+			return RC_LOCAL;
+		}
+		if (pfd[0].revents & (POLLIN | POLLERR))
+			cli_print_ctrl(fd);
+	}
+
+	return RC_OK;
+}
+
+/* The peers are in: "READY <local port>", then stay if asked to. */
+static int cli_ready(int fd, const struct cli_opts *o)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	bool stay = o->given & CLI_OPT_STAY;
+	unsigned short port;
+	int sig = -1, ret;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len)) {
+		fprintf(stderr, "%s: getsockname: %s\n", CLI_NAME,
+			strerror(errno));
+		return RC_LOCAL;
+	}
+
+	if (ss.ss_family == AF_INET)
+		port = ((struct sockaddr_in *)&ss)->sin_port;
+	else
+		port = ((struct sockaddr_in6 *)&ss)->sin6_port;
+
+	/* before READY, which may be answered by a signal at once */
+	if (stay) {
+		sig = cli_signal_fd();
+		if (sig < 0)
+			return RC_LOCAL;
+	}
+
+	printf("READY %u\n", ntohs(port));
+	if (!stay)
+		return RC_OK;
+
+	ret = cli_stay(fd, sig);
+	close(sig);
 	return ret;
 }
 
-static int cli_print_ntf(struct nlmsghdr *nlh, void *arg)
+/* peer commands */
+
+static int cli_new_peer(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	struct genlmsghdr *ghdr = nlmsg_data(nlh);
+	struct cli_peer p = { .fd = -1 };
+	struct cli_addr any = {};
+	unsigned long lport;
+	struct cli_req req;
+	int ret;
 
-	(void)arg;
+	if (cli_req_init(&req, OVPN_CMD_PEER_NEW, argv[1]) ||
+	    arg_uint("peer id", argv[2], UINT32_MAX, &p.id) ||
+	    arg_uint("local port", argv[3], USHRT_MAX, &lport))
+		return cmd_usage(cmd);
 
-	if (nlmsg_datalen(nlh) < (int)GENL_HDRLEN)
+	if (cli_set_opt(&p.o, CLI_OPT_REMOTE, argv + 4)) {
+		fprintf(stderr, "%s: bad remote '%s' '%s'\n", CLI_NAME,
+			argv[4], argv[5]);
+		return cmd_usage(cmd);
+	}
+
+	if (cli_parse_opts(&p.o, CLI_NEW_PEER_OPTS, argc - 6, argv + 6))
+		return cmd_usage(cmd);
+
+	any.family = p.o.remote.family;
+	p.fd = cli_udp_socket(p.o.given & CLI_OPT_LOCAL ? &p.o.local : &any,
+			      lport, &p.o);
+	if (p.fd < 0)
+		return RC_LOCAL;
+
+	ret = cli_peer_request(&req, &p);
+	if (!ret)
+		ret = cli_ready(p.fd, &p.o);
+
+	close(p.fd);
+	return ret;
+}
+
+/*
+ * A line of a peers file into @p: 0, 1 for a line without a peer, -1 when
+ * malformed.
+ */
+static int cli_peer_line(char *line, struct cli_peer *p)
+{
+	char *tok[CLI_PEER_COLS + 1], *save = NULL;
+	int n;
+
+	line[strcspn(line, "#")] = '\0';
+	for (n = 0; n <= CLI_PEER_COLS; n++) {
+		tok[n] = strtok_r(n ? NULL : line, " \t\r\n", &save);
+		if (!tok[n])
+			break;
+	}
+
+	if (!n)
+		return 1;
+	if (n < CLI_PEER_COLS - 1 || n > CLI_PEER_COLS)
+		return -1;
+
+	memset(&p->o, 0, sizeof(p->o));
+	if (parse_uint(tok[0], UINT32_MAX, &p->id) ||
+	    cli_set_opt(&p->o, CLI_OPT_REMOTE, tok + 1) ||
+	    (strcmp(tok[3], "-") && cli_set_vpn(&p->o, tok[3])) ||
+	    (strcmp(tok[4], "-") && cli_set_vpn(&p->o, tok[4])) ||
+	    (n == CLI_PEER_COLS && cli_set_opt(&p->o, CLI_OPT_TX_ID, tok + 5)))
+		return -1;
+
+	return 0;
+}
+
+/* PEER_NEW for each peer of @path, all on the socket @fd. */
+static int cli_add_peers(struct cli_req *req, const char *path, int fd)
+{
+	struct cli_peer p = { .fd = fd };
+	unsigned int lineno = 0;
+	struct cli_family fam;
+	size_t cap = 0;
+	struct cli_nl nl;
+	char *line = NULL;
+	FILE *f;
+	int ret;
+
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", CLI_NAME, path,
+			strerror(errno));
+		return RC_LOCAL;
+	}
+
+	ret = cli_genl_open(&nl, &fam);
+	while (!ret && getline(&line, &cap, f) >= 0) {
+		lineno++;
+		ret = cli_peer_line(line, &p);
+		if (ret > 0) {
+			ret = RC_OK;
+			continue;
+		}
+		if (ret < 0) {
+			fprintf(stderr, "%s: %s:%u: bad peer\n", CLI_NAME,
+				path, lineno);
+			ret = RC_LOCAL;
+			break;
+		}
+
+		req->body = cli_nest_body(OVPN_A_PEER, cli_peer_put, &p);
+		ret = req->body ? cli_genl_send(&nl, &fam, req) :
+				  cli_build_failed(NULL);
+		nlmsg_free(req->body);
+	}
+
+	if (nl.sk)
+		cli_nl_close(&nl);
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+static int cli_new_multi_peer(const struct cli_cmd *cmd, int argc,
+			      char **argv)
+{
+	struct cli_addr any = { .family = AF_INET6 };
+	struct cli_opts o = {};
+	unsigned long lport;
+	struct cli_req req;
+	int fd, ret;
+
+	if (cli_req_init(&req, OVPN_CMD_PEER_NEW, argv[1]) ||
+	    arg_uint("local port", argv[2], USHRT_MAX, &lport) ||
+	    cli_parse_opts(&o, CLI_MULTI_PEER_OPTS, argc - 4, argv + 4))
+		return cmd_usage(cmd);
+
+	fd = cli_udp_socket(&any, lport, &o);
+	if (fd < 0)
+		return RC_LOCAL;
+
+	ret = cli_add_peers(&req, argv[3], fd);
+	if (!ret)
+		ret = cli_ready(fd, &o);
+
+	close(fd);
+	return ret;
+}
+
+static int cli_set_peer(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct cli_peer p = { .fd = -1 };
+	struct cli_req req;
+
+	if (cli_req_init(&req, OVPN_CMD_PEER_SET, argv[1]) ||
+	    arg_uint("peer id", argv[2], UINT32_MAX, &p.id) ||
+	    cli_parse_opts(&p.o, CLI_SET_PEER_OPTS, argc - 3, argv + 3))
+		return cmd_usage(cmd);
+
+	return cli_peer_request(&req, &p);
+}
+
+static int cli_del_peer(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct cli_peer p = { .fd = -1 };
+	struct cli_req req;
+
+	(void)argc;
+
+	if (cli_req_init(&req, OVPN_CMD_PEER_DEL, argv[1]) ||
+	    arg_uint("peer id", argv[2], UINT32_MAX, &p.id))
+		return cmd_usage(cmd);
+
+	return cli_peer_request(&req, &p);
+}
+
+static int cli_get_peer(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct cli_peer p = { .fd = -1 };
+	struct cli_req req;
+
+	if (cli_req_init(&req, OVPN_CMD_PEER_GET, argv[1]))
+		return cmd_usage(cmd);
+
+	req.parse = cli_peer_reply;
+	if (argc < 3) {
+		req.flags = NLM_F_DUMP;
+		return cli_genl_once(&req);
+	}
+
+	if (arg_uint("peer id", argv[2], UINT32_MAX, &p.id))
+		return cmd_usage(cmd);
+
+	return cli_peer_request(&req, &p);
+}
+
+/* key commands */
+
+/* Skip leading and cut trailing blanks. */
+static char *cli_trim(char *s)
+{
+	size_t n;
+
+	while (isspace((unsigned char)*s))
+		s++;
+
+	n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+
+	return s;
+}
+
+/* The four lines of a key file (see the top of this file) into @k. */
+static int cli_read_key_file(const char *path, struct cli_key *k)
+{
+	static const size_t sizes[CLI_KEY_LINES] = {
+		CLI_KEY_FILE_LEN, CLI_KEY_FILE_LEN,
+		OVPN_NONCE_TAIL_SIZE, OVPN_NONCE_TAIL_SIZE,
+	};
+	unsigned char *dst[CLI_KEY_LINES] = {
+		k->key[0], k->key[1], k->tail[0], k->tail[1],
+	};
+	size_t cap = 0, len;
+	unsigned int n = 0;
+	char *line = NULL, *s;
+	bool bad = false;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", CLI_NAME, path,
+			strerror(errno));
+		return -1;
+	}
+
+	while (getline(&line, &cap, f) >= 0) {
+		s = cli_trim(line);
+		if (!*s || *s == '#')
+			continue;
+		bad = n == CLI_KEY_LINES ||
+		      parse_hex(s, dst[n], sizes[n], &len) || len != sizes[n];
+		if (bad)
+			break;
+		n++;
+	}
+
+	bad = bad || ferror(f) || n != CLI_KEY_LINES;
+	if (bad)
+		fprintf(stderr, "%s: %s: not a key file\n", CLI_NAME, path);
+
+	free(line);
+	fclose(f);
+	return bad ? -1 : 0;
+}
+
+static int cli_put_keydir(struct nl_msg *msg, int type,
+			  const struct cli_key *k, int which)
+{
+	struct nlattr *dir = cli_nest_start(msg, type, true);
+
+	if (!dir ||
+	    nla_put(msg, OVPN_A_KEYDIR_CIPHER_KEY, k->o.key_len,
+		    k->key[which]) < 0 ||
+	    nla_put(msg, OVPN_A_KEYDIR_NONCE_TAIL, k->o.nonce_len,
+		    k->tail[which]) < 0)
+		return -1;
+
+	cli_nest_end(msg, dir);
+	return 0;
+}
+
+/* The attributes of a keyconf nest. */
+static int cli_key_put(struct nl_msg *msg, const void *arg)
+{
+	const struct cli_key *k = arg;
+
+	if (nla_put_u32(msg, OVPN_A_KEYCONF_PEER_ID, k->peer_id) < 0 ||
+	    (k->has_slot &&
+	     nla_put_u32(msg, OVPN_A_KEYCONF_SLOT, k->slot) < 0))
+		return -1;
+
+	if (k->cipher < 0)
 		return 0;
 
+	if (nla_put_u32(msg, OVPN_A_KEYCONF_KEY_ID, k->key_id) < 0 ||
+	    nla_put_u32(msg, OVPN_A_KEYCONF_CIPHER_ALG,
+			cli_ciphers[k->cipher].alg) < 0 ||
+	    cli_put_keydir(msg, OVPN_A_KEYCONF_ENCRYPT_DIR, k, k->dir) ||
+	    cli_put_keydir(msg, OVPN_A_KEYCONF_DECRYPT_DIR, k, !k->dir))
+		return -1;
+
+	return 0;
+}
+
+static int cli_key_request(struct cli_req *req, const struct cli_key *k)
+{
+	req->body = cli_nest_body(OVPN_A_KEYCONF, cli_key_put, k);
+	if (!req->body)
+		return cli_build_failed(NULL);
+
+	return cli_genl_once(req);
+}
+
+/* "<ifname> <peer_id> [slot]" of every key command. */
+static int cli_key_args(struct cli_req *req, unsigned int cmd, int argc,
+			char **argv, struct cli_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->cipher = -1;
+	k->has_slot = argc > 3;
+
+	if (cli_req_init(req, cmd, argv[1]) ||
+	    arg_uint("peer id", argv[2], UINT32_MAX, &k->peer_id))
+		return -1;
+
+	if (k->has_slot &&
+	    parse_name(argv[3], ovpn_slot_names, ARRAY_SIZE(ovpn_slot_names),
+		       UINT32_MAX, &k->slot)) {
+		fprintf(stderr, "%s: bad slot '%s'\n", CLI_NAME, argv[3]);
+		return -1;
+	}
+
+	return 0;
+}
+
+static int cli_new_key(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct cli_key k;
+	struct cli_req req;
+
+	if (cli_key_args(&req, OVPN_CMD_KEY_NEW, 4, argv, &k) ||
+	    arg_uint("key id", argv[4], UINT32_MAX, &k.key_id) ||
+	    arg_uint("key direction", argv[6], 1, &k.dir) ||
+	    cli_parse_opts(&k.o, CLI_NEW_KEY_OPTS, argc - 8, argv + 8))
+		return cmd_usage(cmd);
+
+	for (k.cipher = 0; k.cipher < (int)ARRAY_SIZE(cli_ciphers); k.cipher++)
+		if (!strcmp(argv[5], cli_ciphers[k.cipher].name))
+			break;
+	if (k.cipher == (int)ARRAY_SIZE(cli_ciphers)) {
+		fprintf(stderr, "%s: bad cipher '%s'\n", CLI_NAME, argv[5]);
+		return cmd_usage(cmd);
+	}
+
+	if (cli_read_key_file(argv[7], &k))
+		return RC_LOCAL;
+
+	if (!(k.o.given & CLI_OPT_KEY_LEN))
+		k.o.key_len = cli_ciphers[k.cipher].key_len;
+	if (!(k.o.given & CLI_OPT_NONCE_LEN))
+		k.o.nonce_len = OVPN_NONCE_TAIL_SIZE;
+
+	return cli_key_request(&req, &k);
+}
+
+static int cli_get_key(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct cli_key k;
+	struct cli_req req;
+
+	if (cli_key_args(&req, OVPN_CMD_KEY_GET, argc, argv, &k))
+		return cmd_usage(cmd);
+
+	req.parse = cli_key_reply;
+	return cli_key_request(&req, &k);
+}
+
+static int cli_swap_keys(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct cli_key k;
+	struct cli_req req;
+
+	if (cli_key_args(&req, OVPN_CMD_KEY_SWAP, argc, argv, &k))
+		return cmd_usage(cmd);
+
+	return cli_key_request(&req, &k);
+}
+
+static int cli_del_key(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct cli_key k;
+	struct cli_req req;
+
+	if (cli_key_args(&req, OVPN_CMD_KEY_DEL, argc, argv, &k))
+		return cmd_usage(cmd);
+
+	return cli_key_request(&req, &k);
+}
+
+/* raw requests */
+
+/* An integer of the size and byte order of @t. */
+static int cli_raw_int(struct nl_msg *msg, int num, unsigned int t,
+		       const char *val)
+{
+	unsigned int size = cli_raw_types[t].size;
+	unsigned long long max = ULLONG_MAX >> (64 - 8 * size), v;
+	bool neg = cli_raw_types[t].sign && val[0] == '-';
+	union {
+		__u8 u8;
+		__u16 u16;
+		__u32 u32;
+		__u64 u64;
+	} u;
+
+	if (cli_raw_types[t].sign)
+		max = (max >> 1) + neg;
+	if (parse_num(val + neg, max, &v))
+		return -1;
+	if (neg)
+		v = -v;
+
+	if (size == sizeof(u.u8))
+		u.u8 = v;
+	else if (size == sizeof(u.u16))
+		u.u16 = cli_raw_types[t].be ? htons(v) : v;
+	else if (size == sizeof(u.u32))
+		u.u32 = cli_raw_types[t].be ? htonl(v) : v;
+	else
+		u.u64 = v;
+
+	/* every member starts the union */
+	return nla_put(msg, num, size, &u);
+}
+
+static int cli_tcp_listener(in_addr_t addr, struct sockaddr_in *sin)
+{
+	socklen_t len = sizeof(*sin);
+	int fd;
+
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(addr);
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)sin, sizeof(*sin)) ||
+	    listen(fd, 1) || getsockname(fd, (struct sockaddr *)sin, &len))
+		return -1;
+
+	return fd;
+}
+
+/* The listener stays open: the connection needs nobody to accept it. */
+static int cli_tcp_connected(void)
+{
+	struct sockaddr_in sin;
+	int fd;
+
+	if (cli_tcp_listener(INADDR_LOOPBACK, &sin) < 0)
+		return -1;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
+		return -1;
+
+	return fd;
+}
+
+/*
+ * A socket of one of cli_sock_names for the "sock" type.  Every socket made
+ * here stays open until exit; a failure leaks one or two, as the tool then
+ * exits.
+ */
+static int cli_raw_sock(const char *kind)
+{
+	struct sockaddr_in sin;
+	int fd = -1;
+
+	switch (lookup_name(kind, cli_sock_names, ARRAY_SIZE(cli_sock_names))) {
+	case CLI_SOCK_UDP4:
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		break;
+	case CLI_SOCK_UDP6:
+		fd = socket(AF_INET6, SOCK_DGRAM, 0);
+		break;
+	case CLI_SOCK_TCP4:
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		break;
+	case CLI_SOCK_TCP4_LISTEN:
+		fd = cli_tcp_listener(INADDR_ANY, &sin);
+		break;
+	case CLI_SOCK_TCP4_CONNECTED:
+		fd = cli_tcp_connected();
+		break;
+	case CLI_SOCK_UNIX:
+		fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+		break;
+	case CLI_SOCK_CLOSED:
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		if (fd >= 0)
+			close(fd);
+		break;
+	default:
+		return -1;
+	}
+
+	if (fd < 0)
+		fprintf(stderr, "%s: cannot make a %s socket: %s\n", CLI_NAME,
+			kind, strerror(errno));
+	return fd;
+}
+
+/* Attribute @num of the type named @type with the value @val. */
+static int cli_raw_attr(struct nl_msg *msg, int num, const char *type,
+			const char *val)
+{
+	unsigned char buf[CLI_RAW_HEX_MAX];
+	struct cli_addr addr;
+	unsigned int t;
+	size_t len;
+	int fd;
+
+	for (t = 0; t < ARRAY_SIZE(cli_raw_types); t++)
+		if (!strcmp(type, cli_raw_types[t].name))
+			break;
+	if (t == ARRAY_SIZE(cli_raw_types))
+		return -1;
+
+	switch (cli_raw_types[t].kind) {
+	case CLI_RAW_INT:
+		return cli_raw_int(msg, num, t, val);
+	case CLI_RAW_STR:
+		return nla_put_string(msg, num, val);
+	case CLI_RAW_HEX:
+		if (parse_hex(val, buf, sizeof(buf), &len))
+			return -1;
+		return nla_put(msg, num, len, buf);
+	case CLI_RAW_IP:
+		if (parse_addr(val, &addr))
+			return -1;
+		return cli_put_addr(msg, num, num, &addr);
+	case CLI_RAW_SOCK:
+		fd = cli_raw_sock(val);
+		return fd < 0 ? -1 : nla_put_u32(msg, num, fd);
+	case CLI_RAW_FLAG:
+		return *val ? -1 : nla_put_flag(msg, num);
+	}
+
+	return -1;
+}
+
+/* One token of raw: "<num>:<type>[:<value>]", "[no]nest:<num>" or "end". */
+static int cli_raw_token(struct nl_msg *msg, struct cli_raw *raw, char *tok)
+{
+	unsigned long long num;
+	char *type, *val;
+	bool flag;
+
+	if (!strcmp(tok, "end")) {
+		if (!raw->depth)
+			return -1;
+		cli_nest_end(msg, raw->nests[--raw->depth]);
+		return 0;
+	}
+
+	type = strchr(tok, ':');
+	if (!type)
+		return -1;
+	*type++ = '\0';
+
+	if (!strcmp(tok, "nest") || !strcmp(tok, "nonest")) {
+		flag = !strcmp(tok, "nest");
+		if (raw->depth == CLI_RAW_DEPTH ||
+		    parse_num(type, 0xffff, &num))
+			return -1;
+		raw->nests[raw->depth] = cli_nest_start(msg, num, flag);
+		return raw->nests[raw->depth++] ? 0 : -1;
+	}
+
+	val = strchr(type, ':');
+	if (val)
+		*val++ = '\0';
+	if (parse_num(tok, 0xffff, &num))
+		return -1;
+
+	return cli_raw_attr(msg, num, type, val ? val : "");
+}
+
+static int cli_raw(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct cli_raw raw = {};
+	struct cli_req req = {};
+	int i = 2, ret;
+	char *tok;
+
+	if (cli_parse_genl_cmd(argv[1], &req.cmd) ||
+	    (argc > 2 && cli_parse_target(argc, argv, &i, &req) < 0))
+		return cmd_usage(cmd);
+
+	req.body = nlmsg_alloc();
+	if (!req.body)
+		return cli_build_failed(NULL);
+
+	for (ret = 0; !ret && i < argc; i++) {
+		tok = strdup(argv[i]);
+		ret = !tok || cli_raw_token(req.body, &raw, tok);
+		free(tok);
+	}
+
+	if (ret) {
+		fprintf(stderr, "%s: cannot add '%s'\n", CLI_NAME, argv[i - 1]);
+		nlmsg_free(req.body);
+		return cmd_usage(cmd);
+	}
+
+	/* close what was left open */
+	while (raw.depth)
+		cli_nest_end(req.body, raw.nests[--raw.depth]);
+
+	ret = cli_genl_once(&req);
+	if (!ret)
+		printf("OK\n");
+
+	return ret;
+}
+
+/* notifications */
+
+static int cli_ntf_parse(struct nlmsghdr *nlh, void *arg)
+{
+	struct genlmsghdr *ghdr = nlmsg_data(nlh);
+	struct cli_listen *listen = arg;
+	size_t i;
+
+	if (nlmsg_datalen(nlh) < (int)GENL_HDRLEN ||
+	    listen->seen >= listen->count)
+		return 0;
+
+	listen->seen++;
+	for (i = 0; i < ARRAY_SIZE(cli_ntf_views); i++)
+		if (cli_ntf_views[i].cmd == ghdr->cmd)
+			return cli_print_view(nlh, &cli_ntf_views[i]);
+
 	printf("ntf %u\n", ghdr->cmd);
-	fflush(stdout);
 	return 0;
 }
 
@@ -936,61 +2716,89 @@ static long long cli_now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/* "[seconds] [count <n>]" of listen_mcast. */
+static int cli_listen_args(int argc, char **argv, unsigned long *secs,
+			   struct cli_listen *listen)
+{
+	int i = 1;
+
+	if (i < argc && strcmp(argv[i], "count")) {
+		if (arg_uint("timeout", argv[i], CLI_LISTEN_MAX_S, secs))
+			return -1;
+		i++;
+	}
+
+	if (i == argc)
+		return 0;
+
+	if (strcmp(argv[i], "count") || i + 2 != argc)
+		return -1;
+
+	return arg_uint("count", argv[i + 1], ULONG_MAX - 1, &listen->count);
+}
+
+static int cli_join_peers(struct cli_nl *nl, const struct cli_family *fam)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < fam->n_grps; i++)
+		if (!strcmp(fam->grps[i].name, OVPN_MCGRP_PEERS))
+			break;
+	if (i == fam->n_grps) {
+		printf("ERR %s no multicast group %s\n", errno_name(ENOENT),
+		       OVPN_MCGRP_PEERS);
+		return RC_KERNEL;
+	}
+
+	ret = nl_socket_add_membership(nl->sk, fam->grps[i].id);
+	if (ret < 0) {
+		fprintf(stderr, "%s: cannot join group %s: %s\n", CLI_NAME,
+			OVPN_MCGRP_PEERS, nl_geterror(ret));
+		return RC_LOCAL;
+	}
+
+	return RC_OK;
+}
+
 static int cli_listen_mcast(const struct cli_cmd *cmd, int argc, char **argv)
 {
+	struct cli_listen listen = { .count = ULONG_MAX };
 	unsigned long secs = CLI_LISTEN_DEFAULT_S;
 	struct pollfd pfd = { .events = POLLIN };
 	long long deadline, left;
 	struct cli_family fam;
 	struct cli_nl nl;
-	unsigned int i;
 	int ret;
 
-	if (argc > 1 && parse_uint(argv[1], CLI_LISTEN_MAX_S, &secs)) {
-		fprintf(stderr, "%s: bad timeout '%s'\n", CLI_NAME, argv[1]);
+	if (cli_listen_args(argc, argv, &secs, &listen))
 		return cmd_usage(cmd);
-	}
 
 	ret = cli_genl_open(&nl, &fam);
 	if (ret)
 		return ret;
 
-	for (i = 0; i < fam.n_grps; i++)
-		if (!strcmp(fam.grps[i].name, OVPN_MCGRP_PEERS))
-			break;
-	if (i == fam.n_grps) {
-		printf("ERR %s no multicast group %s\n", errno_name(ENOENT),
-		       OVPN_MCGRP_PEERS);
-		ret = RC_KERNEL;
+	ret = cli_join_peers(&nl, &fam);
+	if (ret)
 		goto out;
-	}
-
-	ret = nl_socket_add_membership(nl.sk, fam.grps[i].id);
-	if (ret < 0) {
-		fprintf(stderr, "%s: cannot join group %s: %s\n", CLI_NAME,
-			OVPN_MCGRP_PEERS, nl_geterror(ret));
-		ret = RC_LOCAL;
-		goto out;
-	}
 
 	/* notifications carry no sequence number of ours */
 	nl_cb_set(nl.cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, cli_nl_noseq_cb, NULL);
-	nl.parse = cli_print_ntf;
-	nl.parse_arg = NULL;
+	nl.parse = cli_ntf_parse;
+	nl.parse_arg = &listen;
+	printf("READY\n");
 
 	pfd.fd = nl_socket_get_fd(nl.sk);
 	deadline = cli_now_ms() + secs * 1000LL;
-	ret = RC_OK;
-	while ((left = deadline - cli_now_ms()) > 0) {
+	while (listen.seen < listen.count &&
+	       (left = deadline - cli_now_ms()) > 0) {
 		pfd.revents = 0;
-		ret = poll(&pfd, 1, left);
-		if (ret < 0 && errno != EINTR) {
+		if (poll(&pfd, 1, left) < 0 && errno != EINTR) {
 			fprintf(stderr, "%s: poll: %s\n", CLI_NAME,
 				strerror(errno));
 			ret = RC_LOCAL;
 			break;
 		}
-		ret = RC_OK;
 		if (!(pfd.revents & POLLIN))
 			continue;
 
@@ -1044,11 +2852,103 @@ static const struct cli_cmd cli_cmds[] = {
 		.handler = cli_genl_cmd,
 	},
 	{
+		.name = "new_peer",
+		.args = "<ifname> <peer_id> <lport> <raddr> <rport> [options]",
+		.help = "options: vpn <addr> (once per family), tx_id <n>,\n"
+			"  local <addr>, keepalive <interval> <timeout>,\n"
+			"  mark <n>, stay\n"
+			"prints READY <port>; stay: then CTRL <len> <hex> for\n"
+			"each datagram received, until SIGTERM or SIGINT",
+		.min_args = 5,
+		.max_args = INT_MAX,
+		.handler = cli_new_peer,
+	},
+	{
+		.name = "new_multi_peer",
+		.args = "<ifname> <lport> <peers_file> [mark <n>] [stay]",
+		.help = "peers_file lines: <peer_id> <raddr> <rport> <vpn4|->\n"
+			"  <vpn6|-> [tx_id]; output as new_peer",
+		.min_args = 3,
+		.max_args = 6,
+		.handler = cli_new_multi_peer,
+	},
+	{
+		.name = "set_peer",
+		.args = "<ifname> <peer_id> [options]",
+		.help = "options: remote <addr> <port>, vpn <addr>,\n"
+			"  keepalive <interval> <timeout>, tx_id <n>,\n"
+			"  local <addr>",
+		.min_args = 2,
+		.max_args = INT_MAX,
+		.handler = cli_set_peer,
+	},
+	{
+		.name = "del_peer",
+		.args = "<ifname> <peer_id>",
+		.min_args = 2,
+		.max_args = 2,
+		.handler = cli_del_peer,
+	},
+	{
+		.name = "get_peer",
+		.args = "<ifname> [peer_id]",
+		.help = "one \"peer key=value...\" line a peer; all without id",
+		.min_args = 1,
+		.max_args = 2,
+		.handler = cli_get_peer,
+	},
+	{
+		.name = "new_key",
+		.args =
+			"<ifname> <peer_id> <slot> <key_id> <cipher> <dir> <file> [opts]",
+		.help = "slot: primary or secondary; key_id: 0 to 7;\n"
+			"cipher: aes128, aes192, aes256, chachapoly or none;\n"
+			"dir: 0 or 1; file: see the source;\n"
+			"opts: key_len <n>, nonce_len <n>",
+		.min_args = 7,
+		.max_args = INT_MAX,
+		.handler = cli_new_key,
+	},
+	{
+		.name = "get_key",
+		.args = "<ifname> <peer_id> <primary|secondary>",
+		.min_args = 3,
+		.max_args = 3,
+		.handler = cli_get_key,
+	},
+	{
+		.name = "swap_keys",
+		.args = "<ifname> <peer_id>",
+		.min_args = 2,
+		.max_args = 2,
+		.handler = cli_swap_keys,
+	},
+	{
+		.name = "del_key",
+		.args = "<ifname> <peer_id> <primary|secondary>",
+		.min_args = 3,
+		.max_args = 3,
+		.handler = cli_del_key,
+	},
+	{
 		.name = "listen_mcast",
-		.args = "[seconds]",
+		.args = "[seconds] [count <n>]",
+		.help = "prints READY, then a \"ntf ...\" line a notification",
 		.min_args = 0,
-		.max_args = 1,
+		.max_args = 3,
 		.handler = cli_listen_mcast,
+	},
+	{
+		.name = "raw",
+		.args = "<CMD> [ifname <name> | ifindex <n>] <token>...",
+		.help = "token: <num>:<type>:<value>, nest:<num>,\n"
+			"  nonest:<num> (no NLA_F_NESTED) or end;\n"
+			"type: u8 u16 u32 u64 s32 be16 be32 str hex ip flag\n"
+			"  or sock with the value udp4, udp6, tcp4,\n"
+			"  tcp4-listen, tcp4-connected, unix or closed",
+		.min_args = 1,
+		.max_args = INT_MAX,
+		.handler = cli_raw,
 	},
 };
 
@@ -1059,9 +2959,8 @@ static void cli_help(FILE *out)
 	fprintf(out, "usage: %s <command> [arguments]\n\ncommands:\n",
 		CLI_NAME);
 	for (i = 0; i < ARRAY_SIZE(cli_cmds); i++)
-		fprintf(out, "  %s%s%s\n", cli_cmds[i].name,
-			cli_cmds[i].args[0] ? " " : "", cli_cmds[i].args);
-	fprintf(out, "\n<CMD> of cmd: a decimal number or one of:");
+		cli_print_help(out, &cli_cmds[i], "  ");
+	fprintf(out, "\n<CMD> of cmd and raw: a decimal number or one of:");
 	for (i = 0; i < ARRAY_SIZE(ovpn_cmd_names); i++)
 		fprintf(out, " %s", ovpn_cmd_names[i].name);
 	fprintf(out, "\n\nexit status: 0 ok, 1 usage or local error, ");
@@ -1072,6 +2971,9 @@ int main(int argc, char **argv)
 {
 	const struct cli_cmd *cmd;
 	size_t i;
+
+	/* tests read the output of a tool that keeps running */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	if (argc < 2) {
 		cli_help(stderr);

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * OpenVPN data channel offload - key slots
+ *
+ * Installing, swapping and removing the two key slots of a peer, and
+ * handing them out to the data path.  Control operations serialize on
+ * the state's spinlock; the data path only reads RCU pointers and takes
+ * a per-CPU reference, so it never writes a cache line shared with other
+ * CPUs (the packet-id counter aside).
+ *
+ * Memory: besides the slot itself, each live key slot costs one unsigned
+ * long per possible CPU for its percpu_ref and one struct percpu_ref_data.
+ */
+
+#include <linux/bug.h>
+#include <linux/percpu-refcount.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "aead.h"
+#include "crypto.h"
+#include "main.h"
+
+/*
+ * Last step of a key slot's life, on ovpn_wq, an RCU grace period after
+ * the last reference went away: no reader can still see the slot (it was
+ * unpublished before it was killed) and no packet holds it any more.
+ */
+static void ovpn_crypto_key_slot_free_work(struct work_struct *work)
+{
+	struct ovpn_crypto_key_slot *ks;
+
+	ks = container_of(to_rcu_work(work), struct ovpn_crypto_key_slot,
+			  free_work);
+	ovpn_aead_key_slot_free_tfms(ks);
+	percpu_ref_exit(&ks->ref);
+	kfree(ks);
+}
+
+/*
+ * Called by whoever drops the last reference: an AEAD completion in
+ * softirq, the data path, or the RCU callback that finishes
+ * percpu_ref_kill().  Freeing the transforms may sleep, and readers under
+ * rcu_read_lock() may still hold the pointer without a reference (see
+ * ovpn_crypto_key_get_info()), so only queue the work, behind a grace
+ * period.
+ */
+static void ovpn_crypto_key_slot_release(struct percpu_ref *ref)
+{
+	struct ovpn_crypto_key_slot *ks;
+
+	ks = container_of(ref, struct ovpn_crypto_key_slot, ref);
+	queue_rcu_work(ovpn_wq, &ks->free_work);
+}
+
+/**
+ * ovpn_crypto_key_slot_init_ref - arm the reference count of a new key slot
+ * @ks: the key slot, otherwise fully initialised and not yet published
+ *
+ * Must be the last step of creating a key slot: from here on the slot is
+ * freed through its reference count (percpu_ref_kill()), never directly.
+ *
+ * Context: process (allocates with GFP_KERNEL).
+ * Return: 0 or -ENOMEM.
+ */
+int ovpn_crypto_key_slot_init_ref(struct ovpn_crypto_key_slot *ks)
+{
+	INIT_RCU_WORK(&ks->free_work, ovpn_crypto_key_slot_free_work);
+	return percpu_ref_init(&ks->ref, ovpn_crypto_key_slot_release, 0,
+			       GFP_KERNEL);
+}
+
+/*
+ * Drop the initial reference of a key slot that was just unpublished.
+ * Lifetime rule: the caller removed @ks from its state pointer under
+ * cs->lock, so this is the one kill of that slot; packets that borrowed
+ * it keep it alive until they put it, and new lookups can no longer
+ * find it.  Does not sleep, so it may run under the lock or after it.
+ */
+static void ovpn_crypto_key_slot_kill(struct ovpn_crypto_key_slot *ks)
+{
+	if (ks)
+		percpu_ref_kill(&ks->ref);
+}
+
+/* Index in cs->slots of @slot; @primary_idx is read by the caller. */
+static unsigned int ovpn_crypto_slot_idx(u8 primary_idx,
+					 enum ovpn_key_slot slot)
+{
+	return slot == OVPN_KEY_SLOT_PRIMARY ? primary_idx : !primary_idx;
+}
+
+/**
+ * ovpn_crypto_state_init - prepare the key slots of a new peer
+ * @cs: the crypto state
+ *
+ * Context: process; the peer is not published yet.
+ */
+void ovpn_crypto_state_init(struct ovpn_crypto_state *cs)
+{
+	RCU_INIT_POINTER(cs->slots[0], NULL);
+	RCU_INIT_POINTER(cs->slots[1], NULL);
+	cs->primary_idx = 0;
+	spin_lock_init(&cs->lock);
+}
+
+/**
+ * ovpn_crypto_state_release - remove and kill both key slots of a peer
+ * @cs: the crypto state
+ *
+ * Called when the peer is torn down.  Packets still holding a slot keep
+ * it alive until their AEAD operation completed.
+ *
+ * Context: process.
+ */
+void ovpn_crypto_state_release(struct ovpn_crypto_state *cs)
+{
+	struct ovpn_crypto_key_slot *old[2];
+	unsigned int i;
+
+	spin_lock_bh(&cs->lock);
+	for (i = 0; i < ARRAY_SIZE(old); i++)
+		old[i] = rcu_replace_pointer(cs->slots[i], NULL,
+					     lockdep_is_held(&cs->lock));
+	spin_unlock_bh(&cs->lock);
+
+	for (i = 0; i < ARRAY_SIZE(old); i++)
+		ovpn_crypto_key_slot_kill(old[i]);
+}
+
+/**
+ * ovpn_crypto_key_install - create a key slot and put it in a slot
+ * @cs: the crypto state
+ * @slot: OVPN_KEY_SLOT_PRIMARY or OVPN_KEY_SLOT_SECONDARY
+ * @kc: the key material
+ *
+ * A key already in @slot is replaced and killed; packets in flight with
+ * it finish with it.
+ *
+ * Context: process (allocates the AEAD transforms).
+ * Return: 0, or a negative error from ovpn_aead_key_slot_new().
+ */
+int ovpn_crypto_key_install(struct ovpn_crypto_state *cs,
+			    enum ovpn_key_slot slot,
+			    const struct ovpn_key_config *kc)
+{
+	struct ovpn_crypto_key_slot *new, *old;
+	unsigned int idx;
+
+	new = ovpn_aead_key_slot_new(kc);
+	if (IS_ERR(new))
+		return PTR_ERR(new);
+
+	spin_lock_bh(&cs->lock);
+	idx = ovpn_crypto_slot_idx(cs->primary_idx, slot);
+	old = rcu_replace_pointer(cs->slots[idx], new,
+				  lockdep_is_held(&cs->lock));
+	spin_unlock_bh(&cs->lock);
+
+	ovpn_crypto_key_slot_kill(old);
+	return 0;
+}
+
+/**
+ * ovpn_crypto_key_delete - empty a key slot
+ * @cs: the crypto state
+ * @slot: OVPN_KEY_SLOT_PRIMARY or OVPN_KEY_SLOT_SECONDARY
+ *
+ * Context: process or softirq.
+ * Return: true if the slot held a key.
+ */
+bool ovpn_crypto_key_delete(struct ovpn_crypto_state *cs,
+			    enum ovpn_key_slot slot)
+{
+	struct ovpn_crypto_key_slot *old;
+	unsigned int idx;
+
+	spin_lock_bh(&cs->lock);
+	idx = ovpn_crypto_slot_idx(cs->primary_idx, slot);
+	old = rcu_replace_pointer(cs->slots[idx], NULL,
+				  lockdep_is_held(&cs->lock));
+	spin_unlock_bh(&cs->lock);
+
+	ovpn_crypto_key_slot_kill(old);
+	return old;
+}
+
+/**
+ * ovpn_crypto_key_swap - exchange the primary and the secondary slot
+ * @cs: the crypto state
+ *
+ * Done even if the secondary slot is empty: userspace relies on it to
+ * retire the old primary key, which then waits in the secondary slot.
+ * The data path reads the index locklessly; a packet racing with the
+ * swap uses either key, both of which are valid.
+ *
+ * Context: process or softirq.
+ */
+void ovpn_crypto_key_swap(struct ovpn_crypto_state *cs)
+{
+	spin_lock_bh(&cs->lock);
+	WRITE_ONCE(cs->primary_idx, !cs->primary_idx);
+	spin_unlock_bh(&cs->lock);
+}
+
+/**
+ * ovpn_crypto_key_kill_by_id - remove the key with a given key id
+ * @cs: the crypto state
+ * @key_id: the key id
+ *
+ * Used when a key ran out of packet ids.  The primary slot is looked at
+ * first, as the key that encrypts is normally there; only one slot is
+ * emptied even if, oddly, both carry @key_id.
+ *
+ * Context: process or softirq (not hard interrupt).
+ * Return: true if a key was found and removed.
+ */
+bool ovpn_crypto_key_kill_by_id(struct ovpn_crypto_state *cs, u8 key_id)
+{
+	struct ovpn_crypto_key_slot *ks = NULL;
+	unsigned int i, idx;
+
+	spin_lock_bh(&cs->lock);
+	for (i = 0; i < ARRAY_SIZE(cs->slots); i++) {
+		struct ovpn_crypto_key_slot *cur;
+
+		idx = ovpn_crypto_slot_idx(cs->primary_idx, i);
+		cur = rcu_dereference_protected(cs->slots[idx],
+						lockdep_is_held(&cs->lock));
+		if (cur && cur->key_id == key_id) {
+			RCU_INIT_POINTER(cs->slots[idx], NULL);
+			ks = cur;
+			break;
+		}
+	}
+	spin_unlock_bh(&cs->lock);
+
+	ovpn_crypto_key_slot_kill(ks);
+	return ks;
+}
+
+/**
+ * ovpn_crypto_key_get_info - describe the key in a slot
+ * @cs: the crypto state
+ * @slot: OVPN_KEY_SLOT_PRIMARY or OVPN_KEY_SLOT_SECONDARY
+ * @alg: where to store the key's algorithm
+ * @key_id: where to store the key's id
+ *
+ * Context: any; takes rcu_read_lock().
+ * Return: 0, or -ENOENT if the slot is empty.
+ */
+int ovpn_crypto_key_get_info(struct ovpn_crypto_state *cs,
+			     enum ovpn_key_slot slot,
+			     enum ovpn_cipher_alg *alg, u8 *key_id)
+{
+	struct ovpn_crypto_key_slot *ks;
+	unsigned int idx;
+	int ret = 0;
+
+	rcu_read_lock();
+	idx = ovpn_crypto_slot_idx(READ_ONCE(cs->primary_idx), slot);
+	/*
+	 * No reference is needed to read two constant fields: a slot is
+	 * freed only a grace period after its last put, which comes after
+	 * it was unpublished, hence after this reader saw it.
+	 */
+	ks = rcu_dereference(cs->slots[idx]);
+	if (ks) {
+		*alg = ks->cipher_alg;
+		*key_id = ks->key_id;
+	} else {
+		ret = -ENOENT;
+	}
+	rcu_read_unlock();
+
+	return ret;
+}
+
+/* Borrow @ks unless it is gone or being killed; under rcu_read_lock(). */
+static struct ovpn_crypto_key_slot *
+ovpn_crypto_key_slot_tryget(struct ovpn_crypto_key_slot *ks)
+{
+	if (ks && percpu_ref_tryget_live_rcu(&ks->ref))
+		return ks;
+	return NULL;
+}
+
+/**
+ * ovpn_crypto_key_primary_get - borrow the key that encrypts
+ * @cs: the crypto state
+ *
+ * Context: any; takes rcu_read_lock().
+ * Return: the primary key slot with one reference, to be returned with
+ * ovpn_crypto_key_slot_put(), or NULL if there is no usable primary key.
+ */
+struct ovpn_crypto_key_slot *
+ovpn_crypto_key_primary_get(struct ovpn_crypto_state *cs)
+{
+	struct ovpn_crypto_key_slot *ks;
+
+	rcu_read_lock();
+	ks = rcu_dereference(cs->slots[READ_ONCE(cs->primary_idx)]);
+	ks = ovpn_crypto_key_slot_tryget(ks);
+	rcu_read_unlock();
+
+	return ks;
+}
+
+/**
+ * ovpn_crypto_key_id_to_slot - borrow the key that decrypts a key id
+ * @cs: the crypto state
+ * @key_id: the key id from a received packet's header
+ *
+ * The primary slot is tried first; a slot whose key is being killed is
+ * skipped.
+ *
+ * Context: any; takes rcu_read_lock().
+ * Return: the key slot with one reference, to be returned with
+ * ovpn_crypto_key_slot_put(), or NULL if no usable key has that id.
+ */
+struct ovpn_crypto_key_slot *
+ovpn_crypto_key_id_to_slot(struct ovpn_crypto_state *cs, u8 key_id)
+{
+	struct ovpn_crypto_key_slot *ks, *found = NULL;
+	unsigned int i, idx;
+	u8 primary_idx;
+
+	rcu_read_lock();
+	primary_idx = READ_ONCE(cs->primary_idx);
+	for (i = 0; i < ARRAY_SIZE(cs->slots); i++) {
+		idx = ovpn_crypto_slot_idx(primary_idx, i);
+		ks = rcu_dereference(cs->slots[idx]);
+		if (ks && ks->key_id == key_id) {
+			found = ovpn_crypto_key_slot_tryget(ks);
+			if (found)
+				break;
+		}
+	}
+	rcu_read_unlock();
+
+	return found;
+}

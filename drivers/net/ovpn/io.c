@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * OpenVPN data channel offload - packet pipelines
+ *
+ * TX reads top to bottom: ovpn_net_xmit() -> ovpn_encrypt_one() ->
+ * (AEAD) -> ovpn_encrypt_post() -> transport.  RX likewise: ovpn_recv()
+ * -> (AEAD) -> ovpn_decrypt_post() -> ovpn_deliver().
+ *
+ * References: each packet in flight holds one peer reference and one key
+ * slot reference, recorded in its control block; the post functions put
+ * the key slot first and the peer last, because the peer's release may
+ * free the crypto state the key slot hangs off.
+ */
+
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <net/gro_cells.h>
+#include <net/gso.h>
+#include <net/ip.h>
+
+#include "aead.h"
+#include "crypto.h"
+#include "io.h"
+#include "main.h"
+#include "netlink.h"
+#include "ovpnpriv.h"
+#include "peer.h"
+#include "proto.h"
+#include "skb.h"
+#include "socket.h"
+#include "udp.h"
+
+/* The IP version of the packet at skb->data, as an ethertype; 0 if none. */
+static __be16 ovpn_ip_check_protocol(struct sk_buff *skb)
+{
+	if (!pskb_may_pull(skb, 1))
+		return 0;
+	switch (skb->data[0] >> 4) {
+	case 4:
+		if (pskb_may_pull(skb, sizeof(struct iphdr)))
+			return htons(ETH_P_IP);
+		break;
+	case 6:
+		if (pskb_may_pull(skb, sizeof(struct ipv6hdr)))
+			return htons(ETH_P_IPV6);
+		break;
+	}
+	return 0;
+}
+
+static bool ovpn_is_keepalive(struct sk_buff *skb)
+{
+	static const u8 ping[] = OVPN_KEEPALIVE_MESSAGE;
+
+	BUILD_BUG_ON(sizeof(ping) != OVPN_KEEPALIVE_SIZE);
+	return skb->len == OVPN_KEEPALIVE_SIZE &&
+	       pskb_may_pull(skb, OVPN_KEEPALIVE_SIZE) &&
+	       !memcmp(skb->data, ping, OVPN_KEEPALIVE_SIZE);
+}
+
+/* Put what a packet in flight holds: key slot first, peer last. */
+static void ovpn_cb_put(struct ovpn_cb *cb)
+{
+	kfree(cb->crypto_tmp);
+	cb->crypto_tmp = NULL;
+	if (cb->ks)
+		ovpn_crypto_key_slot_put(cb->ks);
+	ovpn_peer_put(cb->peer);
+}
+
+/* Hand a decrypted IP packet to the stack. */
+static void ovpn_deliver(struct ovpn_peer *peer, struct sk_buff *skb)
+{
+	struct net_device *dev = peer->ovpn->dev;
+	unsigned int len = skb->len;
+
+	skb->dev = dev;
+	skb->pkt_type = PACKET_HOST;
+	skb->ip_summed = CHECKSUM_NONE;
+	/* What the transport left (GSO state, dst, marks) is not ours. */
+	skb_gso_reset(skb);
+	skb_scrub_packet(skb, true);
+	skb_reset_network_header(skb);
+	skb_reset_transport_header(skb);
+	skb_reset_inner_headers(skb);
+
+	ovpn_stats_add(peer->stats, vpn, rx, len);
+	/* Async crypto may complete outside softirq; GRO cells need BH off. */
+	local_bh_disable();
+	if (gro_cells_receive(&peer->ovpn->gro_cells, skb) == NET_RX_SUCCESS)
+		dev_dstats_rx_add(dev, len);
+	local_bh_enable();
+}
+
+/**
+ * ovpn_decrypt_post - continue a received packet after decryption
+ * @data: the packet (struct sk_buff *)
+ * @ret: the AEAD's result
+ *
+ * Context: softirq, or the async crypto callback's context.
+ */
+void ovpn_decrypt_post(void *data, int ret)
+{
+	struct sk_buff *skb = data;
+	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+	struct ovpn_peer *peer = cb->peer;
+	struct ovpn_crypto_key_slot *ks = cb->ks;
+	__be16 proto;
+	u32 pktid;
+
+	if (unlikely(ret)) {
+		net_dbg_ratelimited("%s: peer %u: packet not authentic: %d\n",
+				    netdev_name(peer->ovpn->dev), peer->id,
+				    ret);
+		goto drop;
+	}
+
+	/* Authentic: only now may it move the replay window. */
+	pktid = be32_to_cpu(*(__be32 *)(skb->data + OVPN_OPCODE_SIZE));
+	if (unlikely(ovpn_pktid_recv(&ks->pid_recv, pktid))) {
+		net_dbg_ratelimited("%s: peer %u: packet id %u refused\n",
+				    netdev_name(peer->ovpn->dev), peer->id,
+				    pktid);
+		goto drop;
+	}
+
+	ovpn_peer_mark_recv(peer);
+	if (rcu_access_pointer(peer->bind))
+		ovpn_peer_float(peer, skb);
+
+	__skb_pull(skb, cb->payload_offset);
+	proto = ovpn_ip_check_protocol(skb);
+	if (unlikely(!proto)) {
+		if (ovpn_is_keepalive(skb)) {
+			consume_skb(skb);
+			ovpn_cb_put(cb);
+			return;
+		}
+		goto drop;
+	}
+	skb->protocol = proto;
+	skb_reset_network_header(skb);
+
+	if (unlikely(!ovpn_peer_check_by_src(peer->ovpn, skb, peer))) {
+		net_dbg_ratelimited("%s: peer %u: spoofed source address\n",
+				    netdev_name(peer->ovpn->dev), peer->id);
+		goto drop;
+	}
+
+	ovpn_deliver(peer, skb);
+	ovpn_cb_put(cb);
+	return;
+
+drop:
+	dev_dstats_rx_dropped(peer->ovpn->dev);
+	kfree_skb(skb);
+	ovpn_cb_put(cb);
+}
+
+/**
+ * ovpn_recv - decrypt and deliver a data packet from a peer
+ * @peer: the peer, with a reference this function takes over
+ * @skb: the OpenVPN packet, skb->data at its first byte; consumed
+ *
+ * Context: softirq.
+ */
+void ovpn_recv(struct ovpn_peer *peer, struct sk_buff *skb)
+{
+	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+	struct ovpn_crypto_key_slot *ks;
+	int ret;
+
+	ovpn_stats_add(peer->stats, link, rx, skb->len);
+
+	ks = ovpn_crypto_key_id_to_slot(&peer->crypto,
+					ovpn_key_id_from_skb(skb, 0));
+	if (unlikely(!ks)) {
+		net_dbg_ratelimited("%s: peer %u: no key with id %u\n",
+				    netdev_name(peer->ovpn->dev), peer->id,
+				    ovpn_key_id_from_skb(skb, 0));
+		dev_dstats_rx_dropped(peer->ovpn->dev);
+		kfree_skb(skb);
+		ovpn_peer_put(peer);
+		return;
+	}
+
+	memset(cb, 0, sizeof(*cb));
+	cb->peer = peer;
+	cb->ks = ks;
+	ret = ovpn_aead_decrypt(peer, ks, skb);
+	if (ret == -EINPROGRESS || ret == -EBUSY)
+		return;
+	ovpn_decrypt_post(skb, ret);
+}
+
+/**
+ * ovpn_encrypt_post - send a packet after encryption
+ * @data: the packet (struct sk_buff *)
+ * @ret: the AEAD's result
+ *
+ * Context: BH disabled, or the async crypto callback's context.
+ */
+void ovpn_encrypt_post(void *data, int ret)
+{
+	struct sk_buff *skb = data;
+	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+	struct ovpn_peer *peer = cb->peer;
+
+	if (unlikely(ret == -ERANGE)) {
+		/* Packet ids exhausted: this key must never encrypt again. */
+		if (ovpn_crypto_key_kill_by_id(&peer->crypto, cb->ks->key_id))
+			ovpn_nl_key_swap_notify(peer, cb->ks->key_id);
+	}
+	if (unlikely(ret)) {
+		dev_dstats_tx_dropped(peer->ovpn->dev);
+		kfree_skb(skb);
+		ovpn_cb_put(cb);
+		return;
+	}
+
+	ovpn_stats_add(peer->stats, link, tx, skb->len);
+	ovpn_peer_mark_sent(peer);
+	/* The transport owns the control block from here on. */
+	kfree(cb->crypto_tmp);
+	cb->crypto_tmp = NULL;
+	ovpn_crypto_key_slot_put(cb->ks);
+	cb->ks = NULL;
+	ovpn_udp_send_skb(peer, skb);
+	ovpn_peer_put(peer);
+}
+
+/* Encrypt one packet for @peer; takes its own peer reference. */
+static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
+{
+	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+	struct ovpn_crypto_key_slot *ks;
+	int ret;
+
+	/* Encryption makes the payload opaque: no checksum offload. */
+	if (skb->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(skb))
+		goto drop;
+
+	ks = ovpn_crypto_key_primary_get(&peer->crypto);
+	if (unlikely(!ks)) {
+		net_dbg_ratelimited("%s: peer %u: no primary key\n",
+				    netdev_name(peer->ovpn->dev), peer->id);
+		goto drop;
+	}
+
+	memset(cb, 0, sizeof(*cb));
+	ovpn_peer_hold(peer);
+	cb->peer = peer;
+	cb->ks = ks;
+	ret = ovpn_aead_encrypt(peer, ks, skb);
+	if (ret == -EINPROGRESS || ret == -EBUSY)
+		return;
+	ovpn_encrypt_post(skb, ret);
+	return;
+
+drop:
+	dev_dstats_tx_dropped(peer->ovpn->dev);
+	kfree_skb(skb);
+}
+
+/**
+ * ovpn_net_xmit - ndo_start_xmit of an ovpn device
+ * @skb: an IP packet routed to the device
+ * @dev: the device
+ *
+ * The peer is looked up before anything else may replace the skb (GSO
+ * segmentation, share check).  Every segment is encrypted on its own
+ * with its own packet id.
+ *
+ * Return: NETDEV_TX_OK, always: a dropped packet is counted, not retried.
+ */
+netdev_tx_t ovpn_net_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct ovpn_priv *ovpn = netdev_priv(dev);
+	struct sk_buff *segs, *next;
+	struct ovpn_peer *peer;
+	__be16 proto;
+
+	proto = ovpn_ip_check_protocol(skb);
+	if (unlikely(!proto || skb->protocol != proto))
+		goto drop;
+
+	peer = ovpn_peer_get_by_dst(ovpn, skb);
+	if (unlikely(!peer)) {
+		net_dbg_ratelimited("%s: no peer to send to\n",
+				    netdev_name(dev));
+		goto drop;
+	}
+
+	if (skb_is_gso(skb)) {
+		segs = skb_gso_segment(skb, 0);
+		if (IS_ERR(segs)) {
+			ovpn_peer_put(peer);
+			goto drop;
+		}
+		consume_skb(skb);
+		skb = segs;
+	}
+
+	skb_list_walk_safe(skb, skb, next) {
+		skb_mark_not_on_list(skb);
+		skb = skb_share_check(skb, GFP_ATOMIC);
+		if (unlikely(!skb)) {
+			dev_dstats_tx_dropped(dev);
+			continue;
+		}
+		ovpn_stats_add(peer->stats, vpn, tx, skb->len);
+		dev_dstats_tx_add(dev, skb->len);
+		ovpn_encrypt_one(peer, skb);
+	}
+
+	ovpn_peer_put(peer);
+	return NETDEV_TX_OK;
+
+drop:
+	dev_dstats_tx_dropped(dev);
+	kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+/**
+ * ovpn_xmit_special - send a non-IP payload (a keepalive) to a peer
+ * @peer: the peer, held by the caller
+ * @data: the plaintext
+ * @len: its length
+ *
+ * Counted in the link statistics only: it is not VPN traffic.
+ *
+ * Context: process context.
+ */
+void ovpn_xmit_special(struct ovpn_peer *peer, const void *data,
+		       unsigned int len)
+{
+	struct net_device *dev = peer->ovpn->dev;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(dev->needed_headroom + len + dev->needed_tailroom,
+			GFP_KERNEL);
+	if (!skb)
+		return;
+
+	skb_reserve(skb, dev->needed_headroom);
+	skb_put_data(skb, data, len);
+	skb->priority = TC_PRIO_BESTEFFORT;
+	skb->dev = dev;
+
+	local_bh_disable();
+	ovpn_encrypt_one(peer, skb);
+	local_bh_enable();
+}

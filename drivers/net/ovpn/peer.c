@@ -1,0 +1,865 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * OpenVPN data channel offload - peers
+ *
+ * See peer.h for the lifetime and locking rules of struct ovpn_peer.
+ */
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/jhash.h>
+#include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/ip6_route.h>
+#include <net/route.h>
+
+#include "io.h"
+#include "main.h"
+#include "netlink.h"
+#include "ovpnpriv.h"
+#include "peer.h"
+#include "socket.h"
+
+static void ovpn_peer_release_work(struct work_struct *work)
+{
+	struct ovpn_peer *peer = container_of(to_rcu_work(work),
+					      struct ovpn_peer, release_work);
+
+	ovpn_crypto_state_release(&peer->crypto);
+	if (peer->sock)
+		ovpn_socket_put(peer->sock);
+	/* Nobody can replace the bind of a peer nobody holds. */
+	kfree(rcu_dereference_protected(peer->bind, true));
+	dst_cache_destroy(&peer->dst_cache);
+	free_percpu(peer->stats);
+	netdev_put(peer->ovpn->dev, &peer->dev_tracker);
+	percpu_ref_exit(&peer->ref);
+	kfree(peer);
+}
+
+/*
+ * The last reference is gone.  This can run in any context (an async
+ * crypto completion, an RCU callback), so the teardown, which sleeps
+ * (crypto, socket), goes to the module workqueue after a grace period:
+ * lockless readers that found the peer before it was unhashed are done by
+ * then.
+ */
+static void ovpn_peer_release(struct percpu_ref *ref)
+{
+	struct ovpn_peer *peer = container_of(ref, struct ovpn_peer, ref);
+
+	queue_rcu_work(ovpn_wq, &peer->release_work);
+}
+
+static void ovpn_peer_keepalive_send(struct work_struct *work)
+{
+	static const u8 ping[] = OVPN_KEEPALIVE_MESSAGE;
+	struct ovpn_peer *peer = container_of(work, struct ovpn_peer,
+					      keepalive_work);
+
+	ovpn_xmit_special(peer, ping, sizeof(ping));
+	/* The reference taken when the work was queued. */
+	ovpn_peer_put(peer);
+}
+
+/**
+ * ovpn_peer_new - create a peer, not yet published
+ * @ovpn: the device it will belong to
+ * @id: the peer id its packets carry
+ *
+ * Context: process context.
+ * Return: the peer, or ERR_PTR(-ENOMEM) (also when percpu_ref_init()
+ * fails).
+ */
+struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id)
+{
+	struct ovpn_peer *peer;
+	int ret;
+
+	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
+	if (!peer)
+		return ERR_PTR(-ENOMEM);
+
+	peer->ovpn = ovpn;
+	peer->id = id;
+	peer->tx_id = id;
+	peer->last_recv = ktime_get_seconds();
+	peer->last_sent = peer->last_recv;
+	peer->delete_reason = OVPN_DEL_PEER_REASON_TEARDOWN;
+	spin_lock_init(&peer->lock);
+	ovpn_crypto_state_init(&peer->crypto);
+	INIT_RCU_WORK(&peer->release_work, ovpn_peer_release_work);
+	INIT_WORK(&peer->keepalive_work, ovpn_peer_keepalive_send);
+
+	peer->stats = alloc_percpu(struct ovpn_pcpu_stats);
+	if (!peer->stats) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
+	ret = dst_cache_init(&peer->dst_cache, GFP_KERNEL);
+	if (ret)
+		goto err_stats;
+
+	/* Last: from here on the peer dies only through its reference. */
+	ret = percpu_ref_init(&peer->ref, ovpn_peer_release, 0, GFP_KERNEL);
+	if (ret)
+		goto err_dst;
+
+	netdev_hold(ovpn->dev, &peer->dev_tracker, GFP_KERNEL);
+	return peer;
+
+err_dst:
+	dst_cache_destroy(&peer->dst_cache);
+err_stats:
+	free_percpu(peer->stats);
+err_free:
+	kfree(peer);
+	return ERR_PTR(ret);
+}
+
+/**
+ * ovpn_peer_discard - drop a peer that was never published
+ * @peer: the peer, as ovpn_peer_new() returned it
+ *
+ * Nothing but the creator can hold it, so killing the initial reference
+ * releases it (through the normal, deferred path).
+ */
+void ovpn_peer_discard(struct ovpn_peer *peer)
+{
+	percpu_ref_kill(&peer->ref);
+}
+
+static u32 ovpn_hash_id(u32 id)
+{
+	return jhash_1word(id, 0);
+}
+
+static u32 ovpn_hash_addr4(__be32 addr)
+{
+	return jhash_1word((__force u32)addr, 0);
+}
+
+static u32 ovpn_hash_addr6(const struct in6_addr *addr)
+{
+	return jhash2(addr->s6_addr32, 4, 0);
+}
+
+static u32 ovpn_hash_sockaddr(const union ovpn_sockaddr *ss)
+{
+	if (ss->in4.sin_family == AF_INET)
+		return jhash_2words((__force u32)ss->in4.sin_addr.s_addr,
+				    (__force u32)ss->in4.sin_port, 0);
+	return jhash_3words(ovpn_hash_addr6(&ss->in6.sin6_addr),
+			    (__force u32)ss->in6.sin6_port,
+			    ss->in6.sin6_scope_id, 0);
+}
+
+#define ovpn_bucket(table, key)	(&(table)[hash_min(key, HASH_BITS(table))])
+
+/* Hash a peer's VPN addresses and transport address; ovpn->lock held. */
+static void ovpn_peer_hash_addrs(struct ovpn_priv *ovpn,
+				 struct ovpn_peer *peer)
+{
+	struct ovpn_peer_collection *peers = ovpn->peers;
+	struct ovpn_bind *bind;
+
+	if (peer->vpn_addrs.ipv4.s_addr != htonl(INADDR_ANY))
+		hlist_add_head_rcu(&peer->hash_entry_addr4,
+				   ovpn_bucket(peers->by_vpn_addr4,
+					       ovpn_hash_addr4(peer->vpn_addrs.ipv4.s_addr)));
+	if (!ipv6_addr_any(&peer->vpn_addrs.ipv6))
+		hlist_add_head_rcu(&peer->hash_entry_addr6,
+				   ovpn_bucket(peers->by_vpn_addr6,
+					       ovpn_hash_addr6(&peer->vpn_addrs.ipv6)));
+
+	bind = rcu_dereference_protected(peer->bind,
+					 lockdep_is_held(&ovpn->lock));
+	if (bind)
+		hlist_add_head_rcu(&peer->hash_entry_transp_addr,
+				   ovpn_bucket(peers->by_transp_addr,
+					       ovpn_hash_sockaddr(&bind->remote)));
+}
+
+static void ovpn_peer_unhash_addrs(struct ovpn_peer *peer)
+{
+	hlist_del_init_rcu(&peer->hash_entry_addr4);
+	hlist_del_init_rcu(&peer->hash_entry_addr6);
+	hlist_del_init_rcu(&peer->hash_entry_transp_addr);
+}
+
+/* Is a peer with this id in the MP tables?  ovpn->lock held. */
+static bool ovpn_peer_id_taken(struct ovpn_priv *ovpn, u32 id)
+{
+	struct ovpn_peer *tmp;
+
+	hlist_for_each_entry(tmp, ovpn_bucket(ovpn->peers->by_id,
+					      ovpn_hash_id(id)),
+			     hash_entry_id)
+		if (tmp->id == id)
+			return true;
+	return false;
+}
+
+/*
+ * Unpublish a peer: after this, lookups do not find it and nothing may
+ * publish it again.  Returns false if somebody else already did.
+ * ovpn->lock held.
+ */
+static bool ovpn_peer_unpublish(struct ovpn_peer *peer,
+				enum ovpn_del_peer_reason reason)
+{
+	struct ovpn_priv *ovpn = peer->ovpn;
+
+	lockdep_assert_held(&ovpn->lock);
+	if (peer->removed)
+		return false;
+
+	peer->removed = true;
+	peer->delete_reason = reason;
+	if (ovpn->mode == OVPN_MODE_MP) {
+		hlist_del_init_rcu(&peer->hash_entry_id);
+		ovpn_peer_unhash_addrs(peer);
+	} else if (rcu_access_pointer(ovpn->peer) == peer) {
+		RCU_INIT_POINTER(ovpn->peer, NULL);
+		netif_carrier_off(ovpn->dev);
+	}
+	return true;
+}
+
+/*
+ * Second half of a removal, outside ovpn->lock: tell userspace, then kill
+ * the initial reference.  Each unpublished peer passes here exactly once.
+ */
+static void ovpn_peer_finish_removal(struct ovpn_peer *peer)
+{
+	ovpn_nl_peer_del_notify(peer);
+	percpu_ref_kill(&peer->ref);
+}
+
+/**
+ * ovpn_peer_add - publish a new peer
+ * @ovpn: the device
+ * @peer: the peer, fully set up (socket, bind, addresses)
+ *
+ * P2P: the new peer replaces the current one, which is removed with
+ * reason TEARDOWN.  MP: a peer id is unique on the device.
+ *
+ * Context: process context.
+ * Return: 0 on success, -EEXIST if the id is taken (MP), -ENODEV if the
+ * device is going away.  On failure the caller still owns @peer.
+ */
+int ovpn_peer_add(struct ovpn_priv *ovpn, struct ovpn_peer *peer)
+{
+	struct ovpn_peer *old = NULL;
+
+	spin_lock_bh(&ovpn->lock);
+	if (ovpn->dying) {
+		spin_unlock_bh(&ovpn->lock);
+		return -ENODEV;
+	}
+
+	if (ovpn->mode == OVPN_MODE_MP) {
+		if (ovpn_peer_id_taken(ovpn, peer->id)) {
+			spin_unlock_bh(&ovpn->lock);
+			return -EEXIST;
+		}
+		hlist_add_head_rcu(&peer->hash_entry_id,
+				   ovpn_bucket(ovpn->peers->by_id,
+					       ovpn_hash_id(peer->id)));
+		ovpn_peer_hash_addrs(ovpn, peer);
+	} else {
+		old = rcu_dereference_protected(ovpn->peer,
+						lockdep_is_held(&ovpn->lock));
+		if (old && !ovpn_peer_unpublish(old,
+						OVPN_DEL_PEER_REASON_TEARDOWN))
+			old = NULL;
+		rcu_assign_pointer(ovpn->peer, peer);
+		netif_carrier_on(ovpn->dev);
+	}
+	spin_unlock_bh(&ovpn->lock);
+
+	if (old)
+		ovpn_peer_finish_removal(old);
+	return 0;
+}
+
+/**
+ * ovpn_peer_del - remove a peer
+ * @peer: the peer; the caller holds a reference
+ * @reason: why, as notified to userspace
+ *
+ * Context: any (BH-safe locking, atomic notification).
+ * Return: 0, or -ENOENT if the peer was already removed.
+ */
+int ovpn_peer_del(struct ovpn_peer *peer, enum ovpn_del_peer_reason reason)
+{
+	struct ovpn_priv *ovpn = peer->ovpn;
+	bool removed;
+
+	spin_lock_bh(&ovpn->lock);
+	removed = ovpn_peer_unpublish(peer, reason);
+	spin_unlock_bh(&ovpn->lock);
+
+	if (!removed)
+		return -ENOENT;
+	ovpn_peer_finish_removal(peer);
+	return 0;
+}
+
+/**
+ * ovpn_peers_free - remove every peer of a device, or those of a socket
+ * @ovpn: the device
+ * @sock: only peers using this socket; NULL for all
+ * @reason: why, as notified to userspace
+ *
+ * Context: any (BH-safe locking).
+ */
+void ovpn_peers_free(struct ovpn_priv *ovpn, struct ovpn_socket *sock,
+		     enum ovpn_del_peer_reason reason)
+{
+	struct ovpn_peer *peer, *tmp;
+	LLIST_HEAD(list);
+	struct hlist_node *next;
+	int bkt;
+
+	spin_lock_bh(&ovpn->lock);
+	if (ovpn->mode == OVPN_MODE_MP) {
+		hash_for_each_safe(ovpn->peers->by_id, bkt, next, peer,
+				   hash_entry_id) {
+			if (sock && peer->sock != sock)
+				continue;
+			if (ovpn_peer_unpublish(peer, reason))
+				__llist_add(&peer->remove_entry, &list);
+		}
+	} else {
+		peer = rcu_dereference_protected(ovpn->peer,
+						 lockdep_is_held(&ovpn->lock));
+		if (peer && (!sock || peer->sock == sock) &&
+		    ovpn_peer_unpublish(peer, reason))
+			__llist_add(&peer->remove_entry, &list);
+	}
+	spin_unlock_bh(&ovpn->lock);
+
+	/* _safe: finishing a removal may free the peer. */
+	llist_for_each_entry_safe(peer, tmp, list.first, remove_entry)
+		ovpn_peer_finish_removal(peer);
+}
+
+/**
+ * ovpn_peer_get_by_id - find a peer by the id its packets carry
+ * @ovpn: the device
+ * @id: the peer id
+ *
+ * Context: any.
+ * Return: the peer with a reference, or NULL.
+ */
+struct ovpn_peer *ovpn_peer_get_by_id(struct ovpn_priv *ovpn, u32 id)
+{
+	struct ovpn_peer *peer, *found = NULL;
+
+	rcu_read_lock();
+	if (ovpn->mode == OVPN_MODE_P2P) {
+		peer = rcu_dereference(ovpn->peer);
+		if (peer && peer->id == id &&
+		    percpu_ref_tryget_live_rcu(&peer->ref))
+			found = peer;
+		goto out;
+	}
+
+	hlist_for_each_entry_rcu(peer, ovpn_bucket(ovpn->peers->by_id,
+						   ovpn_hash_id(id)),
+				 hash_entry_id) {
+		if (peer->id != id)
+			continue;
+		/* Failing means the peer is being removed: it is gone. */
+		if (percpu_ref_tryget_live_rcu(&peer->ref))
+			found = peer;
+		break;
+	}
+out:
+	rcu_read_unlock();
+	return found;
+}
+
+/* The outer source address and port of a received UDP packet. */
+static bool ovpn_skb_src_sockaddr(struct sk_buff *skb, union ovpn_sockaddr *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	switch (ip_hdr(skb)->version) {
+	case 4:
+		ss->in4.sin_family = AF_INET;
+		ss->in4.sin_addr.s_addr = ip_hdr(skb)->saddr;
+		ss->in4.sin_port = udp_hdr(skb)->source;
+		return true;
+	case 6:
+		ss->in6.sin6_family = AF_INET6;
+		ss->in6.sin6_addr = ipv6_hdr(skb)->saddr;
+		ss->in6.sin6_port = udp_hdr(skb)->source;
+		ss->in6.sin6_scope_id = ipv6_iface_scope_id(&ss->in6.sin6_addr,
+							    skb->skb_iif);
+		return true;
+	}
+	return false;
+}
+
+static bool ovpn_peer_remote_is(struct ovpn_peer *peer,
+				const union ovpn_sockaddr *ss)
+{
+	struct ovpn_bind *bind = rcu_dereference(peer->bind);
+
+	return bind && ovpn_bind_remote_equal(bind, ss);
+}
+
+/**
+ * ovpn_peer_get_by_transp_addr - find a UDP peer by its remote address
+ * @ovpn: the device
+ * @skb: a packet received from the peer (outer headers in place)
+ *
+ * Used for packets whose sender does not know its peer id.
+ *
+ * Context: any.
+ * Return: the peer with a reference, or NULL.
+ */
+struct ovpn_peer *ovpn_peer_get_by_transp_addr(struct ovpn_priv *ovpn,
+					       struct sk_buff *skb)
+{
+	struct ovpn_peer *peer, *found = NULL;
+	union ovpn_sockaddr ss;
+
+	if (!ovpn_skb_src_sockaddr(skb, &ss))
+		return NULL;
+
+	rcu_read_lock();
+	if (ovpn->mode == OVPN_MODE_P2P) {
+		peer = rcu_dereference(ovpn->peer);
+		if (peer && ovpn_peer_remote_is(peer, &ss) &&
+		    percpu_ref_tryget_live_rcu(&peer->ref))
+			found = peer;
+		goto out;
+	}
+
+	hlist_for_each_entry_rcu(peer,
+				 ovpn_bucket(ovpn->peers->by_transp_addr,
+					     ovpn_hash_sockaddr(&ss)),
+				 hash_entry_transp_addr) {
+		if (!ovpn_peer_remote_is(peer, &ss))
+			continue;
+		if (percpu_ref_tryget_live_rcu(&peer->ref))
+			found = peer;
+		break;
+	}
+out:
+	rcu_read_unlock();
+	return found;
+}
+
+/* MP lookup by VPN address; rcu_read_lock() held. */
+static struct ovpn_peer *ovpn_peer_by_vpn4(struct ovpn_priv *ovpn,
+					   __be32 addr)
+{
+	struct ovpn_peer *peer;
+
+	hlist_for_each_entry_rcu(peer,
+				 ovpn_bucket(ovpn->peers->by_vpn_addr4,
+					     ovpn_hash_addr4(addr)),
+				 hash_entry_addr4)
+		if (peer->vpn_addrs.ipv4.s_addr == addr)
+			return peer;
+	return NULL;
+}
+
+static struct ovpn_peer *ovpn_peer_by_vpn6(struct ovpn_priv *ovpn,
+					   const struct in6_addr *addr)
+{
+	struct ovpn_peer *peer;
+
+	hlist_for_each_entry_rcu(peer,
+				 ovpn_bucket(ovpn->peers->by_vpn_addr6,
+					     ovpn_hash_addr6(addr)),
+				 hash_entry_addr6)
+		if (ipv6_addr_equal(&peer->vpn_addrs.ipv6, addr))
+			return peer;
+	return NULL;
+}
+
+/*
+ * The VPN address a packet leaving the device goes to: the gateway of the
+ * route that brought it here (an iroute behind a client), or else its
+ * destination.  The device keeps the dst on the skb for this.
+ */
+static struct ovpn_peer *ovpn_peer_by_nexthop(struct ovpn_priv *ovpn,
+					      struct sk_buff *skb)
+{
+	struct dst_entry *dst = skb_dst(skb);
+
+	switch (skb->protocol) {
+	case htons(ETH_P_IP): {
+		__be32 nh = ip_hdr(skb)->daddr;
+
+		if (dst)
+			nh = rt_nexthop(dst_rtable(dst), nh);
+		return ovpn_peer_by_vpn4(ovpn, nh);
+	}
+	case htons(ETH_P_IPV6): {
+		const struct in6_addr *nh = &ipv6_hdr(skb)->daddr;
+
+		if (dst)
+			nh = rt6_nexthop(dst_rt6_info(dst), nh);
+		return ovpn_peer_by_vpn6(ovpn, nh);
+	}
+	}
+	return NULL;
+}
+
+/**
+ * ovpn_peer_get_p2p - the peer of a P2P device
+ * @ovpn: the device, in P2P mode
+ *
+ * Context: any.
+ * Return: the peer with a reference, or NULL.
+ */
+struct ovpn_peer *ovpn_peer_get_p2p(struct ovpn_priv *ovpn)
+{
+	struct ovpn_peer *peer;
+
+	rcu_read_lock();
+	peer = rcu_dereference(ovpn->peer);
+	if (peer && !percpu_ref_tryget_live_rcu(&peer->ref))
+		peer = NULL;
+	rcu_read_unlock();
+	return peer;
+}
+
+/**
+ * ovpn_peer_get_by_dst - the peer a packet leaving the device goes to
+ * @ovpn: the device
+ * @skb: the packet (IPv4 or IPv6, network header set)
+ *
+ * Context: any.
+ * Return: the peer with a reference, or NULL.
+ */
+struct ovpn_peer *ovpn_peer_get_by_dst(struct ovpn_priv *ovpn,
+				       struct sk_buff *skb)
+{
+	struct ovpn_peer *peer;
+
+	if (ovpn->mode == OVPN_MODE_P2P)
+		return ovpn_peer_get_p2p(ovpn);
+
+	rcu_read_lock();
+	peer = ovpn_peer_by_nexthop(ovpn, skb);
+	if (peer && !percpu_ref_tryget_live_rcu(&peer->ref))
+		peer = NULL;
+	rcu_read_unlock();
+	return peer;
+}
+
+/* Would a packet to @saddr leave through @peer?  rcu_read_lock() held. */
+static bool ovpn_peer_routes_to4(struct ovpn_priv *ovpn,
+				 struct ovpn_peer *peer, __be32 saddr)
+{
+	struct net *net = dev_net(ovpn->dev);
+	struct rtable *rt;
+	bool ok;
+
+	if (peer->vpn_addrs.ipv4.s_addr == saddr)
+		return true;
+
+	rt = ip_route_output(net, saddr, 0, inet_dsfield_to_dscp(0), 0,
+			     RT_SCOPE_UNIVERSE);
+	if (IS_ERR(rt))
+		return false;
+	ok = rt->dst.dev == ovpn->dev &&
+	     rt_nexthop(rt, saddr) == peer->vpn_addrs.ipv4.s_addr;
+	ip_rt_put(rt);
+	return ok;
+}
+
+static bool ovpn_peer_routes_to6(struct ovpn_priv *ovpn,
+				 struct ovpn_peer *peer,
+				 const struct in6_addr *saddr)
+{
+	struct flowi6 fl = { .daddr = *saddr };
+	struct dst_entry *dst;
+	bool ok;
+
+	if (ipv6_addr_equal(&peer->vpn_addrs.ipv6, saddr))
+		return true;
+
+	dst = ip6_route_output(dev_net(ovpn->dev), NULL, &fl);
+	if (dst->error) {
+		dst_release(dst);
+		return false;
+	}
+	ok = dst->dev == ovpn->dev &&
+	     ipv6_addr_equal(rt6_nexthop(dst_rt6_info(dst), saddr),
+			     &peer->vpn_addrs.ipv6);
+	dst_release(dst);
+	return ok;
+}
+
+/**
+ * ovpn_peer_check_by_src - reverse path check of a decrypted packet
+ * @ovpn: the device
+ * @skb: the decrypted packet (network header set, protocol known)
+ * @peer: the peer it came from
+ *
+ * A peer may only send from addresses we would route to it: its VPN
+ * address or a network routed through it.
+ *
+ * Context: any.
+ * Return: true if the source is acceptable.
+ */
+bool ovpn_peer_check_by_src(struct ovpn_priv *ovpn, struct sk_buff *skb,
+			    struct ovpn_peer *peer)
+{
+	bool ok = false;
+
+	/* A P2P device has one peer: everything comes from it. */
+	if (ovpn->mode == OVPN_MODE_P2P)
+		return true;
+
+	rcu_read_lock();
+	switch (skb->protocol) {
+	case htons(ETH_P_IP):
+		ok = ovpn_peer_routes_to4(ovpn, peer, ip_hdr(skb)->saddr);
+		break;
+	case htons(ETH_P_IPV6):
+		ok = ovpn_peer_routes_to6(ovpn, peer, &ipv6_hdr(skb)->saddr);
+		break;
+	}
+	rcu_read_unlock();
+	return ok;
+}
+
+/**
+ * ovpn_peer_set_vpn_addrs - change a peer's VPN addresses (MP)
+ * @peer: the peer
+ * @ip4: the new IPv4 address, or NULL to keep it
+ * @ip6: the new IPv6 address, or NULL to keep it
+ *
+ * A removed peer is not hashed again.
+ *
+ * Return: 0, or -ENOENT if the peer was removed meanwhile.
+ */
+int ovpn_peer_set_vpn_addrs(struct ovpn_peer *peer, const struct in_addr *ip4,
+			    const struct in6_addr *ip6)
+{
+	struct ovpn_priv *ovpn = peer->ovpn;
+	int ret = 0;
+
+	spin_lock_bh(&ovpn->lock);
+	if (peer->removed) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (ovpn->mode == OVPN_MODE_MP)
+		ovpn_peer_unhash_addrs(peer);
+	if (ip4)
+		peer->vpn_addrs.ipv4 = *ip4;
+	if (ip6)
+		peer->vpn_addrs.ipv6 = *ip6;
+	if (ovpn->mode == OVPN_MODE_MP)
+		ovpn_peer_hash_addrs(ovpn, peer);
+out:
+	spin_unlock_bh(&ovpn->lock);
+	return ret;
+}
+
+/**
+ * ovpn_peer_set_tx_id - change the id written into packets to a peer
+ * @peer: the peer
+ * @tx_id: the new id
+ */
+void ovpn_peer_set_tx_id(struct ovpn_peer *peer, u32 tx_id)
+{
+	WRITE_ONCE(peer->tx_id, tx_id);
+}
+
+/**
+ * ovpn_peer_keepalive_set - set a peer's keepalive interval and timeout
+ * @peer: the peer
+ * @interval: seconds of TX silence before a keepalive is sent; 0 = never
+ * @timeout: seconds of RX silence before the peer expires; 0 = never
+ *
+ * Both clocks restart now.
+ */
+void ovpn_peer_keepalive_set(struct ovpn_peer *peer, u32 interval,
+			     u32 timeout)
+{
+	time64_t now = ktime_get_seconds();
+
+	spin_lock_bh(&peer->lock);
+	WRITE_ONCE(peer->keepalive_interval, interval);
+	WRITE_ONCE(peer->keepalive_timeout, timeout);
+	WRITE_ONCE(peer->last_recv, now);
+	WRITE_ONCE(peer->last_sent, now);
+	spin_unlock_bh(&peer->lock);
+
+	/* Let the scan pick up the new deadlines now. */
+	mod_delayed_work(ovpn_wq, &peer->ovpn->keepalive_work, 0);
+}
+
+/*
+ * One peer's keepalive duties: expire it, or queue a keepalive packet.
+ * Returns the seconds until its next deadline (LONG_MAX if none).
+ * rcu_read_lock() held.
+ */
+static long ovpn_peer_keepalive_check(struct ovpn_peer *peer, time64_t now)
+{
+	unsigned long interval = READ_ONCE(peer->keepalive_interval);
+	unsigned long timeout = READ_ONCE(peer->keepalive_timeout);
+	long next = LONG_MAX, left;
+
+	if (timeout) {
+		left = READ_ONCE(peer->last_recv) + timeout - now;
+		if (left <= 0) {
+			net_dbg_ratelimited("%s: peer %u expired\n",
+					    netdev_name(peer->ovpn->dev),
+					    peer->id);
+			ovpn_peer_del(peer, OVPN_DEL_PEER_REASON_EXPIRED);
+			return LONG_MAX;
+		}
+		next = left;
+	}
+
+	if (interval) {
+		left = READ_ONCE(peer->last_sent) + interval - now;
+		if (left <= 0) {
+			/* The work holds a reference until it has run. */
+			if (percpu_ref_tryget_live_rcu(&peer->ref) &&
+			    !queue_work(ovpn_wq, &peer->keepalive_work))
+				ovpn_peer_put(peer);
+			left = interval;
+		}
+		next = min(next, left);
+	}
+	return next;
+}
+
+/**
+ * ovpn_priv_keepalive_work - keepalive and expiry scan of a device
+ * @work: the device's keepalive_work
+ *
+ * Re-arms itself for the earliest deadline among the peers.
+ */
+void ovpn_priv_keepalive_work(struct work_struct *work)
+{
+	struct ovpn_priv *ovpn = container_of(to_delayed_work(work),
+					      struct ovpn_priv,
+					      keepalive_work);
+	time64_t now = ktime_get_seconds();
+	struct ovpn_peer *peer;
+	long next = LONG_MAX;
+	int bkt;
+
+	rcu_read_lock();
+	if (ovpn->mode == OVPN_MODE_MP) {
+		hash_for_each_rcu(ovpn->peers->by_id, bkt, peer, hash_entry_id)
+			next = min(next, ovpn_peer_keepalive_check(peer, now));
+	} else {
+		peer = rcu_dereference(ovpn->peer);
+		if (peer)
+			next = ovpn_peer_keepalive_check(peer, now);
+	}
+	rcu_read_unlock();
+
+	if (next != LONG_MAX)
+		queue_delayed_work(ovpn_wq, &ovpn->keepalive_work,
+				   max(next, 1L) * HZ);
+}
+
+/* The outer destination address of a received packet (our address). */
+static void ovpn_skb_local_addr(struct sk_buff *skb, struct ovpn_bind *bind)
+{
+	if (ip_hdr(skb)->version == 4)
+		bind->local.ipv4.s_addr = ip_hdr(skb)->daddr;
+	else
+		bind->local.ipv6 = ipv6_hdr(skb)->daddr;
+}
+
+static bool ovpn_bind_local_equal(const struct ovpn_bind *bind,
+				  struct sk_buff *skb)
+{
+	if (bind->remote.in4.sin_family == AF_INET)
+		return bind->local.ipv4.s_addr == ip_hdr(skb)->daddr;
+	return ipv6_addr_equal(&bind->local.ipv6, &ipv6_hdr(skb)->daddr);
+}
+
+/* Move a floating MP peer in the transport table; ovpn->lock held. */
+static void ovpn_peer_rehash_transp(struct ovpn_peer *peer)
+{
+	struct ovpn_priv *ovpn = peer->ovpn;
+	struct ovpn_bind *bind;
+
+	/* A removed peer stays out of every table (see peer.h). */
+	if (ovpn->mode != OVPN_MODE_MP || peer->removed)
+		return;
+	hlist_del_init_rcu(&peer->hash_entry_transp_addr);
+	bind = rcu_dereference_protected(peer->bind,
+					 lockdep_is_held(&ovpn->lock));
+	if (bind)
+		hlist_add_head_rcu(&peer->hash_entry_transp_addr,
+				   ovpn_bucket(ovpn->peers->by_transp_addr,
+					       ovpn_hash_sockaddr(&bind->remote)));
+}
+
+/**
+ * ovpn_peer_update_bind - give a published UDP peer new endpoints
+ * @peer: the peer
+ * @new: the new bind, owned by the peer from now on
+ *
+ * Cached routes are for the old endpoints; in MP mode the peer moves in
+ * the transport-address table.
+ *
+ * Context: any (BH-safe locking).
+ */
+void ovpn_peer_update_bind(struct ovpn_peer *peer, struct ovpn_bind *new)
+{
+	ovpn_bind_reset(peer, new);
+	dst_cache_reset(&peer->dst_cache);
+
+	spin_lock_bh(&peer->ovpn->lock);
+	ovpn_peer_rehash_transp(peer);
+	spin_unlock_bh(&peer->ovpn->lock);
+}
+
+/**
+ * ovpn_peer_float - follow a UDP peer to a new address
+ * @peer: the peer, held by the caller
+ * @skb: an authenticated, not replayed packet from it, outer headers in
+ *	 place
+ *
+ * A new source address or port becomes the peer's remote endpoint and is
+ * notified; a new local (destination) address is learnt silently.
+ *
+ * Context: softirq or async crypto completion.
+ */
+void ovpn_peer_float(struct ovpn_peer *peer, struct sk_buff *skb)
+{
+	struct ovpn_bind *bind, *new;
+	union ovpn_sockaddr ss;
+	bool moved;
+
+	if (!ovpn_skb_src_sockaddr(skb, &ss))
+		return;
+
+	rcu_read_lock();
+	bind = rcu_dereference(peer->bind);
+	if (!bind || (ovpn_bind_remote_equal(bind, &ss) &&
+		      ovpn_bind_local_equal(bind, skb))) {
+		rcu_read_unlock();
+		return;
+	}
+	moved = !ovpn_bind_remote_equal(bind, &ss);
+	rcu_read_unlock();
+
+	new = ovpn_bind_from_sockaddr(&ss);
+	if (IS_ERR(new))
+		return;
+	ovpn_skb_local_addr(skb, new);
+	ovpn_peer_update_bind(peer, new);
+	if (moved)
+		ovpn_nl_peer_float_notify(peer, &ss);
+}

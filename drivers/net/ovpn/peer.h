@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * OpenVPN data channel offload - peers
+ *
+ * A peer is the other end of a tunnel: its ids, its VPN addresses, its
+ * transport (socket and, for UDP, endpoints), its keys and its counters.
+ *
+ * Lifetime (struct ovpn_peer):
+ * - created by ovpn_peer_new(), percpu_ref initialised last, and
+ *   published by ovpn_peer_add() under ovpn->lock: in MP mode in the
+ *   device's hash tables, in P2P mode in ovpn->peer;
+ * - borrowed by the data path under rcu_read_lock() with
+ *   percpu_ref_tryget_live_rcu() by the lookup helpers below, which
+ *   return the peer with one reference or NULL; every borrow ends with one
+ *   ovpn_peer_put(), in async crypto completions as their last action;
+ * - removed by ovpn_peer_del() exactly once: under ovpn->lock it is
+ *   unhashed and marked @removed (a concurrent float or PEER_SET must not
+ *   hash it again), the removal is notified, and then its initial
+ *   reference is killed;
+ * - when the last borrower is gone, the release callback (any context)
+ *   queues ovpn_peer_release_work() on the module workqueue after an RCU
+ *   grace period; it kills the key slots, detaches from the socket, drops
+ *   the device reference, runs percpu_ref_exit() and frees the peer.
+ *
+ * Locking: ovpn->lock (a mutex-free spinlock, BH-safe) protects the tables,
+ * @removed, @vpn_addrs and @tx_id changes; @lock protects @bind updates
+ * and the keepalive parameters.
+ */
+
+#ifndef _NET_OVPN_PEER_H_
+#define _NET_OVPN_PEER_H_
+
+#include <linux/llist.h>
+#include <linux/percpu-refcount.h>
+#include <linux/timekeeping.h>
+#include <net/dst_cache.h>
+
+#include "bind.h"
+#include "crypto.h"
+#include "stats.h"
+
+struct ovpn_priv;
+struct ovpn_socket;
+
+/**
+ * struct ovpn_peer - the other end of a tunnel
+ * @ovpn: the device the peer belongs to (a reference is held)
+ * @dev_tracker: tracker of that device reference
+ * @id: id the peer's packets carry (our RX id)
+ * @tx_id: id we write into packets to the peer; READ_ONCE() on TX
+ * @vpn_addrs: addresses assigned to the peer inside the tunnel (MP)
+ * @vpn_addrs.ipv4: IPv4 address, or INADDR_ANY
+ * @vpn_addrs.ipv6: IPv6 address, or the unspecified address
+ * @hash_entry_id: link in the by-id table (MP)
+ * @hash_entry_addr4: link in the by-VPN-IPv4 table (MP)
+ * @hash_entry_addr6: link in the by-VPN-IPv6 table (MP)
+ * @hash_entry_transp_addr: link in the by-transport-address table (MP)
+ * @sock: the transport socket; the peer holds one reference on it for
+ *	  its whole life, so the data path never takes one
+ * @crypto: the key slots
+ * @bind: UDP endpoints (RCU; replaced under @lock); NULL for TCP
+ * @dst_cache: route cache for UDP transmission
+ * @stats: per-CPU counters
+ * @keepalive_interval: seconds of TX silence before a keepalive; 0 = off
+ * @keepalive_timeout: seconds of RX silence before expiry; 0 = off
+ * @last_recv: ktime_get_seconds() of the last authenticated packet
+ * @last_sent: ktime_get_seconds() of the last packet sent
+ * @removed: unpublished; never to be hashed again (ovpn->lock)
+ * @delete_reason: why the peer was removed
+ * @lock: protects @bind updates and the keepalive parameters
+ * @ref: borrowers; see the lifetime rules above
+ * @release_work: deferred destruction
+ * @keepalive_work: sends one keepalive packet from process context
+ * @remove_entry: link in a private list of peers being removed together
+ */
+struct ovpn_peer {
+	struct ovpn_priv *ovpn;
+	netdevice_tracker dev_tracker;
+	u32 id;
+	u32 tx_id;
+	struct {
+		struct in_addr ipv4;
+		struct in6_addr ipv6;
+	} vpn_addrs;
+	struct hlist_node hash_entry_id;
+	struct hlist_node hash_entry_addr4;
+	struct hlist_node hash_entry_addr6;
+	struct hlist_node hash_entry_transp_addr;
+	struct ovpn_socket *sock;
+	struct ovpn_crypto_state crypto;
+	struct ovpn_bind __rcu *bind;
+	struct dst_cache dst_cache;
+	struct ovpn_pcpu_stats __percpu *stats;
+	unsigned long keepalive_interval;
+	unsigned long keepalive_timeout;
+	time64_t last_recv;
+	time64_t last_sent;
+	bool removed;
+	enum ovpn_del_peer_reason delete_reason;
+	spinlock_t lock;
+	struct percpu_ref ref;
+	struct rcu_work release_work;
+	struct work_struct keepalive_work;
+	struct llist_node remove_entry;
+};
+
+/**
+ * ovpn_peer_hold - take one more reference on a peer the caller holds
+ * @peer: the peer, which the caller already holds a reference on
+ */
+static inline void ovpn_peer_hold(struct ovpn_peer *peer)
+{
+	percpu_ref_get(&peer->ref);
+}
+
+/**
+ * ovpn_peer_put - return a reference on a peer
+ * @peer: the peer
+ *
+ * Context: any.
+ */
+static inline void ovpn_peer_put(struct ovpn_peer *peer)
+{
+	percpu_ref_put(&peer->ref);
+}
+
+struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id);
+void ovpn_peer_discard(struct ovpn_peer *peer);
+int ovpn_peer_add(struct ovpn_priv *ovpn, struct ovpn_peer *peer);
+int ovpn_peer_del(struct ovpn_peer *peer, enum ovpn_del_peer_reason reason);
+void ovpn_peers_free(struct ovpn_priv *ovpn, struct ovpn_socket *sock,
+		     enum ovpn_del_peer_reason reason);
+
+struct ovpn_peer *ovpn_peer_get_by_id(struct ovpn_priv *ovpn, u32 id);
+struct ovpn_peer *ovpn_peer_get_p2p(struct ovpn_priv *ovpn);
+struct ovpn_peer *ovpn_peer_get_by_transp_addr(struct ovpn_priv *ovpn,
+					       struct sk_buff *skb);
+struct ovpn_peer *ovpn_peer_get_by_dst(struct ovpn_priv *ovpn,
+				       struct sk_buff *skb);
+bool ovpn_peer_check_by_src(struct ovpn_priv *ovpn, struct sk_buff *skb,
+			    struct ovpn_peer *peer);
+
+int ovpn_peer_set_vpn_addrs(struct ovpn_peer *peer, const struct in_addr *ip4,
+			    const struct in6_addr *ip6);
+void ovpn_peer_set_tx_id(struct ovpn_peer *peer, u32 tx_id);
+void ovpn_peer_update_bind(struct ovpn_peer *peer, struct ovpn_bind *new);
+
+void ovpn_peer_keepalive_set(struct ovpn_peer *peer, u32 interval,
+			     u32 timeout);
+void ovpn_priv_keepalive_work(struct work_struct *work);
+void ovpn_peer_float(struct ovpn_peer *peer, struct sk_buff *skb);
+
+/**
+ * ovpn_peer_mark_recv - note that an authenticated packet arrived
+ * @peer: the peer
+ *
+ * The timestamp has a resolution of one second and is only written when
+ * it changes, so the receive path dirties this cache line once a second,
+ * not once per packet.
+ */
+static inline void ovpn_peer_mark_recv(struct ovpn_peer *peer)
+{
+	time64_t now = ktime_get_seconds();
+
+	if (READ_ONCE(peer->last_recv) != now)
+		WRITE_ONCE(peer->last_recv, now);
+}
+
+/**
+ * ovpn_peer_mark_sent - note that a packet was sent to the peer
+ * @peer: the peer
+ *
+ * Same write-once-a-second rule as ovpn_peer_mark_recv().
+ */
+static inline void ovpn_peer_mark_sent(struct ovpn_peer *peer)
+{
+	time64_t now = ktime_get_seconds();
+
+	if (READ_ONCE(peer->last_sent) != now)
+		WRITE_ONCE(peer->last_sent, now);
+}
+
+#endif /* _NET_OVPN_PEER_H_ */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * OpenVPN data channel offload - packet control block
+ *
+ * While a packet is being encrypted or decrypted (possibly by an
+ * asynchronous AEAD), skb->cb carries what the post-crypto step needs and
+ * the references it must put: one on the key slot and one on the peer, put
+ * in that order.
+ */
+
+#ifndef _NET_OVPN_SKB_H_
+#define _NET_OVPN_SKB_H_
+
+#include <linux/skbuff.h>
+
+struct aead_request;
+struct ovpn_crypto_key_slot;
+struct ovpn_peer;
+
+/**
+ * struct ovpn_cb - ovpn's use of skb->cb
+ * @peer: the peer, with one reference held by this packet
+ * @ks: the key slot, with one reference held by this packet
+ * @crypto_tmp: the packet's single allocation (AEAD request, IV,
+ *		scatterlist), freed by the post-crypto step
+ * @payload_offset: offset of the ciphertext in the packet
+ */
+struct ovpn_cb {
+	struct ovpn_peer *peer;
+	struct ovpn_crypto_key_slot *ks;
+	void *crypto_tmp;
+	unsigned int payload_offset;
+};
+
+static inline struct ovpn_cb *ovpn_skb_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct ovpn_cb) > sizeof(skb->cb));
+	return (struct ovpn_cb *)skb->cb;
+}
+
+#endif /* _NET_OVPN_SKB_H_ */

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * OpenVPN data channel offload - transport sockets
+ *
+ * See socket.h for the lifetime of struct ovpn_socket.
+ */
+
+#include <linux/in.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+
+#include "main.h"
+#include "ovpnpriv.h"
+#include "socket.h"
+#include "udp.h"
+
+static void ovpn_socket_release_work(struct work_struct *work)
+{
+	struct ovpn_socket *ovpn_sock = container_of(to_rcu_work(work),
+						     struct ovpn_socket,
+						     release_work);
+
+	sock_put(ovpn_sock->sk);
+	netdev_put(ovpn_sock->ovpn->dev, NULL);
+	percpu_ref_exit(&ovpn_sock->ref);
+	kfree(ovpn_sock);
+}
+
+/*
+ * The last reference is gone: the socket is detached and no peer uses it.
+ * This may run in any context, so the sleeping part (sock_put() may end
+ * up releasing the socket) is left to the workqueue, after a grace period
+ * that lets RX readers of the old sk_user_data finish.
+ */
+static void ovpn_socket_release(struct percpu_ref *ref)
+{
+	struct ovpn_socket *ovpn_sock = container_of(ref, struct ovpn_socket,
+						     ref);
+
+	queue_rcu_work(ovpn_wq, &ovpn_sock->release_work);
+}
+
+static bool ovpn_socket_is_udp(const struct socket *sock)
+{
+	const struct sock *sk = sock->sk;
+
+	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6) &&
+	       sk->sk_type == SOCK_DGRAM && sk->sk_protocol == IPPROTO_UDP;
+}
+
+/* Reuse an attachment of @sk to @ovpn; lock_sock() is held. */
+static struct ovpn_socket *ovpn_socket_reuse(struct ovpn_priv *ovpn,
+					     struct sock *sk)
+{
+	struct ovpn_socket *ovpn_sock;
+
+	rcu_read_lock();
+	ovpn_sock = ovpn_udp_sock_from_sk(sk);
+	if (!ovpn_sock) {
+		/* Somebody else's encapsulation or user data: not ours. */
+		if (rcu_access_pointer(sk->sk_user_data) ||
+		    READ_ONCE(udp_sk(sk)->encap_type))
+			ovpn_sock = ERR_PTR(-EBUSY);
+	} else if (ovpn_sock->ovpn != ovpn) {
+		ovpn_sock = ERR_PTR(-EBUSY);
+	} else if (!percpu_ref_tryget_live_rcu(&ovpn_sock->ref)) {
+		/* Being detached: the socket is closing. */
+		ovpn_sock = ERR_PTR(-EBUSY);
+	}
+	rcu_read_unlock();
+
+	return ovpn_sock;
+}
+
+/**
+ * ovpn_socket_attach - attach a userspace socket to an ovpn device
+ * @ovpn: the device
+ * @sock: the socket, which the caller holds
+ *
+ * A socket already attached to @ovpn is shared: every peer gets its own
+ * reference on the same attachment.
+ *
+ * Context: process context, may sleep.
+ * Return: the attachment, with one reference for the caller's peer, or
+ * ERR_PTR(-EPROTONOSUPPORT) for a socket that is not UDP, -EBUSY if the
+ * socket belongs to another device or user, -ENODEV if the device is
+ * being deleted, -ENOMEM.
+ */
+struct ovpn_socket *ovpn_socket_attach(struct ovpn_priv *ovpn,
+				       struct socket *sock)
+{
+	struct ovpn_socket *ovpn_sock;
+	struct sock *sk = sock->sk;
+	int ret;
+
+	if (!ovpn_socket_is_udp(sock))
+		return ERR_PTR(-EPROTONOSUPPORT);
+
+	/* Serializes attach and detach of this socket. */
+	lock_sock(sk);
+	ovpn_sock = ovpn_socket_reuse(ovpn, sk);
+	if (ovpn_sock)
+		goto out;
+
+	ovpn_sock = kzalloc(sizeof(*ovpn_sock), GFP_KERNEL);
+	if (!ovpn_sock) {
+		ovpn_sock = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	ovpn_sock->ovpn = ovpn;
+	ovpn_sock->sk = sk;
+	INIT_LIST_HEAD(&ovpn_sock->node);
+	INIT_RCU_WORK(&ovpn_sock->release_work, ovpn_socket_release_work);
+	ret = percpu_ref_init(&ovpn_sock->ref, ovpn_socket_release, 0,
+			      GFP_KERNEL);
+	if (ret) {
+		kfree(ovpn_sock);
+		ovpn_sock = ERR_PTR(ret);
+		goto out;
+	}
+
+	spin_lock_bh(&ovpn->lock);
+	if (ovpn->dying) {
+		spin_unlock_bh(&ovpn->lock);
+		percpu_ref_exit(&ovpn_sock->ref);
+		kfree(ovpn_sock);
+		ovpn_sock = ERR_PTR(-ENODEV);
+		goto out;
+	}
+	list_add(&ovpn_sock->node, &ovpn->sockets);
+	spin_unlock_bh(&ovpn->lock);
+
+	/*
+	 * Both held until the release work: the socket because peers send
+	 * through it, the device because encap_destroy may still reach it
+	 * through a live attachment while it is being deleted.
+	 */
+	sock_hold(sk);
+	netdev_hold(ovpn->dev, NULL, GFP_KERNEL);
+	/* The caller's peer reference, on top of the attachment's own. */
+	percpu_ref_get(&ovpn_sock->ref);
+	ovpn_udp_setup(ovpn_sock);
+out:
+	release_sock(sk);
+	return ovpn_sock;
+}
+
+/**
+ * ovpn_socket_detach - undo an attachment, exactly once
+ * @ovpn_sock: the attachment
+ * @sk_dying: the socket is being destroyed (encap_destroy): its fields
+ *	      are not restored and its lock is not taken
+ *
+ * The caller that takes the attachment off the device's list is the one
+ * that detaches it and kills its initial reference; any other caller
+ * finds it already off the list and does nothing.
+ *
+ * Context: process context, may sleep (lock_sock()).
+ */
+void ovpn_socket_detach(struct ovpn_socket *ovpn_sock, bool sk_dying)
+{
+	struct ovpn_priv *ovpn = ovpn_sock->ovpn;
+	struct sock *sk = ovpn_sock->sk;
+	bool mine;
+
+	spin_lock_bh(&ovpn->lock);
+	mine = !list_empty(&ovpn_sock->node);
+	list_del_init(&ovpn_sock->node);
+	spin_unlock_bh(&ovpn->lock);
+	if (!mine)
+		return;
+
+	if (sk_dying) {
+		rcu_assign_sk_user_data(sk, NULL);
+	} else {
+		lock_sock(sk);
+		ovpn_udp_undo(ovpn_sock);
+		release_sock(sk);
+	}
+	percpu_ref_kill(&ovpn_sock->ref);
+}
+
+/**
+ * ovpn_sockets_detach_all - detach every socket of a device being deleted
+ * @ovpn: the device
+ *
+ * Context: process context, after ovpn->dying was set.
+ */
+void ovpn_sockets_detach_all(struct ovpn_priv *ovpn)
+{
+	struct ovpn_socket *ovpn_sock;
+
+	for (;;) {
+		spin_lock_bh(&ovpn->lock);
+		ovpn_sock = list_first_entry_or_null(&ovpn->sockets,
+						     struct ovpn_socket, node);
+		/* Keeps it alive until ovpn_socket_detach() killed it. */
+		if (ovpn_sock)
+			percpu_ref_get(&ovpn_sock->ref);
+		spin_unlock_bh(&ovpn->lock);
+		if (!ovpn_sock)
+			break;
+		ovpn_socket_detach(ovpn_sock, false);
+		ovpn_socket_put(ovpn_sock);
+	}
+}
