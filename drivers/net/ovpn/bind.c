@@ -24,7 +24,7 @@ struct ovpn_bind *ovpn_bind_from_sockaddr(const union ovpn_sockaddr *ss)
 	if (ss->in4.sin_family != AF_INET && ss->in4.sin_family != AF_INET6)
 		return ERR_PTR(-EAFNOSUPPORT);
 
-	bind = kzalloc(sizeof(*bind), GFP_ATOMIC);
+	bind = kzalloc_obj(*bind, GFP_ATOMIC);
 	if (!bind)
 		return ERR_PTR(-ENOMEM);
 

@@ -103,8 +103,8 @@ void ovpn_decrypt_post(void *data, int ret)
 {
 	struct sk_buff *skb = data;
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
-	struct ovpn_peer *peer = cb->peer;
 	struct ovpn_crypto_key_slot *ks = cb->ks;
+	struct ovpn_peer *peer = cb->peer;
 	__be16 proto;
 	u32 pktid;
 

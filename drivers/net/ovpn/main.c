@@ -79,7 +79,7 @@ static int ovpn_net_init(struct net_device *dev)
 	int err;
 
 	if (ovpn->mode == OVPN_MODE_MP) {
-		ovpn->peers = kvzalloc(sizeof(*ovpn->peers), GFP_KERNEL);
+		ovpn->peers = kvzalloc_obj(*ovpn->peers, GFP_KERNEL);
 		if (!ovpn->peers)
 			return -ENOMEM;
 	}

@@ -112,43 +112,43 @@ static struct ovpn_peer *ovpn_nl_peer_lookup(struct ovpn_priv *ovpn,
 static int ovpn_nl_peer_precheck(struct ovpn_priv *ovpn,
 				 struct genl_info *info, struct nlattr **attrs)
 {
+	struct nlattr *remote4 = attrs[OVPN_A_PEER_REMOTE_IPV4];
+	struct nlattr *remote6 = attrs[OVPN_A_PEER_REMOTE_IPV6];
+	struct nlattr *port = attrs[OVPN_A_PEER_REMOTE_PORT];
 	struct nlattr *nest = info->attrs[OVPN_A_PEER];
 
 	if (NL_REQ_ATTR_CHECK(info->extack, nest, attrs, OVPN_A_PEER_ID)) {
 		NL_SET_ERR_MSG_MOD(info->extack, "missing peer id");
 		return -EINVAL;
 	}
-	if (attrs[OVPN_A_PEER_REMOTE_IPV4] && attrs[OVPN_A_PEER_REMOTE_IPV6]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_REMOTE_IPV6],
+	if (remote4 && remote6) {
+		NL_SET_ERR_MSG_ATTR(info->extack, remote6,
 				    "remote IPv4 and IPv6 are exclusive");
 		return -EINVAL;
 	}
-	if (!attrs[OVPN_A_PEER_REMOTE_IPV4] && !attrs[OVPN_A_PEER_REMOTE_IPV6] &&
-	    attrs[OVPN_A_PEER_REMOTE_PORT]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_REMOTE_PORT],
+	if (!remote4 && !remote6 && port) {
+		NL_SET_ERR_MSG_ATTR(info->extack, port,
 				    "remote port without remote address");
 		return -EINVAL;
 	}
-	if ((attrs[OVPN_A_PEER_REMOTE_IPV4] || attrs[OVPN_A_PEER_REMOTE_IPV6]) &&
-	    !attrs[OVPN_A_PEER_REMOTE_PORT]) {
+	if ((remote4 || remote6) && !port) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "remote address without remote port");
 		NL_SET_ERR_ATTR_MISS(info->extack, nest,
 				     OVPN_A_PEER_REMOTE_PORT);
 		return -EINVAL;
 	}
-	if (attrs[OVPN_A_PEER_LOCAL_IPV4] && !attrs[OVPN_A_PEER_REMOTE_IPV4]) {
+	if (attrs[OVPN_A_PEER_LOCAL_IPV4] && !remote4) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_LOCAL_IPV4],
 				    "local IPv4 needs a remote IPv4");
 		return -EINVAL;
 	}
-	if (attrs[OVPN_A_PEER_LOCAL_IPV6] && !attrs[OVPN_A_PEER_REMOTE_IPV6]) {
+	if (attrs[OVPN_A_PEER_LOCAL_IPV6] && !remote6) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_LOCAL_IPV6],
 				    "local IPv6 needs a remote IPv6");
 		return -EINVAL;
 	}
-	if (attrs[OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID] &&
-	    !attrs[OVPN_A_PEER_REMOTE_IPV6]) {
+	if (attrs[OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID] && !remote6) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    attrs[OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID],
 				    "scope id needs a remote IPv6");
@@ -181,6 +181,7 @@ static int ovpn_nl_peer_precheck(struct ovpn_priv *ovpn,
 static struct ovpn_bind *ovpn_nl_peer_bind(struct genl_info *info,
 					   struct nlattr **attrs)
 {
+	struct nlattr *scope_id = attrs[OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID];
 	union ovpn_sockaddr ss = {};
 	struct ovpn_bind *bind;
 	struct in6_addr *in6;
@@ -197,8 +198,8 @@ static struct ovpn_bind *ovpn_nl_peer_bind(struct genl_info *info,
 		} else {
 			ss.in6.sin6_family = AF_INET6;
 			ss.in6.sin6_addr = *in6;
-			if (attrs[OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID])
-				ss.in6.sin6_scope_id = nla_get_u32(attrs[OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID]);
+			if (scope_id)
+				ss.in6.sin6_scope_id = nla_get_u32(scope_id);
 		}
 	} else {
 		return NULL;
@@ -220,8 +221,64 @@ static struct ovpn_bind *ovpn_nl_peer_bind(struct genl_info *info,
 		bind->local.ipv4.s_addr =
 			nla_get_in_addr(attrs[OVPN_A_PEER_LOCAL_IPV4]);
 	else if (ss.in4.sin_family == AF_INET6 && attrs[OVPN_A_PEER_LOCAL_IPV6])
-		bind->local.ipv6 = nla_get_in6_addr(attrs[OVPN_A_PEER_LOCAL_IPV6]);
+		bind->local.ipv6 =
+			nla_get_in6_addr(attrs[OVPN_A_PEER_LOCAL_IPV6]);
 	return bind;
+}
+
+/*
+ * A VPN address names one peer: it must be a unicast address.  The
+ * unspecified address is refused, except where it clears an address
+ * (@clears, PEER_SET).
+ */
+static int ovpn_nl_check_vpn_addrs(struct genl_info *info,
+				   struct nlattr **attrs, bool clears)
+{
+	struct nlattr *a4 = attrs[OVPN_A_PEER_VPN_IPV4];
+	struct nlattr *a6 = attrs[OVPN_A_PEER_VPN_IPV6];
+	struct in6_addr ip6;
+	__be32 ip4;
+
+	if (a4) {
+		ip4 = nla_get_in_addr(a4);
+		if (ip4 == htonl(INADDR_ANY) ? !clears :
+		    ipv4_is_loopback(ip4) || ipv4_is_multicast(ip4) ||
+		    ipv4_is_lbcast(ip4) || ipv4_is_zeronet(ip4)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a4,
+					    "not a unicast VPN IPv4 address");
+			return -EINVAL;
+		}
+	}
+	if (a6) {
+		ip6 = nla_get_in6_addr(a6);
+		if (ipv6_addr_any(&ip6) ? !clears :
+		    ipv6_addr_loopback(&ip6) || ipv6_addr_is_multicast(&ip6) ||
+		    ipv6_addr_v4mapped(&ip6) ||
+		    (ipv6_addr_type(&ip6) & IPV6_ADDR_COMPATv4)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a6,
+					    "not a unicast VPN IPv6 address");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Explain why the VPN addresses of a request were refused. */
+static void ovpn_nl_vpn_addrs_error(struct genl_info *info, int err)
+{
+	switch (err) {
+	case -EADDRINUSE:
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "VPN address in use by another peer");
+		break;
+	case -EDESTADDRREQ:
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "a peer keeps at least one VPN address");
+		break;
+	case -ENOENT:
+		NL_SET_ERR_MSG_MOD(info->extack, "peer removed meanwhile");
+		break;
+	}
 }
 
 /* The VPN addresses of a request; false if there are none. */
@@ -282,8 +339,8 @@ static struct ovpn_socket *ovpn_nl_peer_socket(struct ovpn_priv *ovpn,
  */
 int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
 	struct ovpn_priv *ovpn = info->user_ptr[0];
+	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
 	struct ovpn_socket *ovpn_sock;
 	struct ovpn_peer *peer;
 	struct ovpn_bind *bind;
@@ -298,7 +355,8 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 			       ovpn_peer_new_input_nl_policy, info->extack);
 	if (ret)
 		return ret;
-	ret = ovpn_nl_peer_precheck(ovpn, info, attrs);
+	ret = ovpn_nl_peer_precheck(ovpn, info, attrs) ?:
+	      ovpn_nl_check_vpn_addrs(info, attrs, false);
 	if (ret)
 		return ret;
 	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[OVPN_A_PEER], attrs,
@@ -359,6 +417,8 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 		if (ret == -EEXIST)
 			NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_ID],
 					    "a peer with this id exists already");
+		else if (ret == -EADDRINUSE)
+			ovpn_nl_vpn_addrs_error(info, ret);
 		else
 			NL_SET_ERR_MSG_MOD(info->extack,
 					   "the device is going away");
@@ -382,10 +442,11 @@ discard:
  */
 int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
 	struct ovpn_priv *ovpn = info->user_ptr[0];
+	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
 	struct ovpn_peer *peer;
 	struct ovpn_bind *bind;
+	u32 interval, timeout;
 	struct in6_addr ip6;
 	struct in_addr ip4;
 	int ret;
@@ -398,7 +459,8 @@ int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 			       ovpn_peer_set_input_nl_policy, info->extack);
 	if (ret)
 		return ret;
-	ret = ovpn_nl_peer_precheck(ovpn, info, attrs);
+	ret = ovpn_nl_peer_precheck(ovpn, info, attrs) ?:
+	      ovpn_nl_check_vpn_addrs(info, attrs, true);
 	if (ret)
 		return ret;
 
@@ -412,9 +474,15 @@ int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = PTR_ERR(bind);
 		goto out;
 	}
-	if (bind)
-		ovpn_peer_update_bind(peer, bind);
+	if (bind && !rcu_access_pointer(peer->bind)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "the peer has no UDP endpoint to change");
+		kfree(bind);
+		ret = -EINVAL;
+		goto out;
+	}
 
+	/* The one change that can still fail goes first: all or nothing. */
 	if (ovpn_nl_peer_vpn_addrs(attrs, &ip4, &ip6)) {
 		ret = ovpn_peer_set_vpn_addrs(peer,
 					      attrs[OVPN_A_PEER_VPN_IPV4] ?
@@ -422,17 +490,21 @@ int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 					      attrs[OVPN_A_PEER_VPN_IPV6] ?
 					      &ip6 : NULL);
 		if (ret) {
-			NL_SET_ERR_MSG_MOD(info->extack,
-					   "peer removed meanwhile");
+			ovpn_nl_vpn_addrs_error(info, ret);
+			kfree(bind);
 			goto out;
 		}
 	}
+	if (bind)
+		ovpn_peer_update_bind(peer, bind);
 	if (attrs[OVPN_A_PEER_TX_ID])
-		ovpn_peer_set_tx_id(peer, nla_get_u32(attrs[OVPN_A_PEER_TX_ID]));
-	if (attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL])
-		ovpn_peer_keepalive_set(peer,
-					nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]),
-					nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_TIMEOUT]));
+		ovpn_peer_set_tx_id(peer,
+				    nla_get_u32(attrs[OVPN_A_PEER_TX_ID]));
+	if (attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]) {
+		interval = nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]);
+		timeout = nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_TIMEOUT]);
+		ovpn_peer_keepalive_set(peer, interval, timeout);
+	}
 out:
 	ovpn_peer_put(peer);
 	return ret;
@@ -529,7 +601,8 @@ static int ovpn_nl_fill_peer(struct sk_buff *skb, struct ovpn_peer *peer,
 			READ_ONCE(peer->keepalive_timeout)))
 		goto err;
 	if (ovpn_nl_put_bind(skb, peer) ||
-	    nla_put_net16(skb, OVPN_A_PEER_LOCAL_PORT, inet_sk(sk)->inet_sport) ||
+	    nla_put_net16(skb, OVPN_A_PEER_LOCAL_PORT,
+			  inet_sk(sk)->inet_sport) ||
 	    ovpn_nl_put_stats(skb, peer))
 		goto err;
 
@@ -551,8 +624,8 @@ err:
  */
 int ovpn_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
 	struct ovpn_priv *ovpn = info->user_ptr[0];
+	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
 	struct ovpn_peer *peer;
 	struct sk_buff *msg;
 	int ret, i;
@@ -588,8 +661,8 @@ int ovpn_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = ovpn_nl_fill_peer(msg, peer, genl_info_net(info), info->snd_portid,
-				info->snd_seq, 0);
+	ret = ovpn_nl_fill_peer(msg, peer, genl_info_net(info),
+				info->snd_portid, info->snd_seq, 0);
 	if (ret) {
 		nlmsg_free(msg);
 		goto out;
@@ -605,8 +678,8 @@ static int ovpn_nl_dump_mp(struct sk_buff *skb, struct netlink_callback *cb,
 			   struct ovpn_priv *ovpn)
 {
 	struct net *net = sock_net(cb->skb->sk);
-	unsigned long bkt = cb->args[0];
 	unsigned long skip = cb->args[1];
+	unsigned long bkt = cb->args[0];
 	struct ovpn_peer *peer;
 	unsigned long idx;
 	int ret = 0;
@@ -704,8 +777,8 @@ out:
  */
 int ovpn_nl_peer_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
 	struct ovpn_priv *ovpn = info->user_ptr[0];
+	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
 	struct ovpn_peer *peer;
 	int ret;
 
@@ -742,8 +815,8 @@ static struct ovpn_peer *ovpn_nl_key_peer(struct genl_info *info,
 					  const struct nla_policy *policy,
 					  struct nlattr **attrs)
 {
-	struct ovpn_priv *ovpn = info->user_ptr[0];
 	struct nlattr *nest = info->attrs[OVPN_A_KEYCONF];
+	struct ovpn_priv *ovpn = info->user_ptr[0];
 	struct ovpn_peer *peer;
 	int ret;
 
@@ -810,8 +883,8 @@ static int ovpn_nl_key_dir(struct genl_info *info, struct nlattr *nest,
  */
 int ovpn_nl_key_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *attrs[OVPN_A_KEYCONF_MAX + 1];
 	struct nlattr *nest = info->attrs[OVPN_A_KEYCONF];
+	struct nlattr *attrs[OVPN_A_KEYCONF_MAX + 1];
 	struct ovpn_key_config kc = {};
 	struct ovpn_peer *peer;
 	int ret, i;
@@ -831,7 +904,8 @@ int ovpn_nl_key_new_doit(struct sk_buff *skb, struct genl_info *info)
 
 	kc.cipher_alg = nla_get_u32(attrs[OVPN_A_KEYCONF_CIPHER_ALG]);
 	if (kc.cipher_alg == OVPN_CIPHER_ALG_NONE) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_KEYCONF_CIPHER_ALG],
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    attrs[OVPN_A_KEYCONF_CIPHER_ALG],
 				    "unsupported cipher");
 		ret = -EINVAL;
 		goto out;
@@ -872,9 +946,9 @@ int ovpn_nl_key_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ovpn_peer *peer;
 	struct nlattr *nest;
 	struct sk_buff *msg;
-	u32 slot;
 	void *hdr;
 	u8 key_id;
+	u32 slot;
 	int ret;
 
 	peer = ovpn_nl_key_peer(info, ovpn_keyconf_get_nl_policy, attrs);

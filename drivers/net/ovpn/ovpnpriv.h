@@ -58,7 +58,7 @@ struct ovpn_peer_collection {
 struct ovpn_priv {
 	struct net_device *dev;
 	enum ovpn_mode mode;
-	spinlock_t lock;
+	spinlock_t lock; /* @peers, @peer, @sockets, @dying */
 	struct ovpn_peer_collection *peers;
 	struct ovpn_peer __rcu *peer;
 	struct list_head sockets;

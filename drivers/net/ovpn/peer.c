@@ -76,7 +76,7 @@ struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id)
 	struct ovpn_peer *peer;
 	int ret;
 
-	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
+	peer = kzalloc_obj(*peer, GFP_KERNEL);
 	if (!peer)
 		return ERR_PTR(-ENOMEM);
 
@@ -155,30 +155,66 @@ static u32 ovpn_hash_sockaddr(const union ovpn_sockaddr *ss)
 			    ss->in6.sin6_scope_id, 0);
 }
 
-#define ovpn_bucket(table, key)	(&(table)[hash_min(key, HASH_BITS(table))])
+/* The bucket of each MP table that a key hashes to. */
+static struct hlist_head *
+ovpn_bucket_by_id(struct ovpn_peer_collection *peers, u32 id)
+{
+	u32 bkt = hash_min(ovpn_hash_id(id), HASH_BITS(peers->by_id));
+
+	return &peers->by_id[bkt];
+}
+
+static struct hlist_head *
+ovpn_bucket_by_vpn_addr4(struct ovpn_peer_collection *peers, __be32 addr)
+{
+	u32 bkt = hash_min(ovpn_hash_addr4(addr),
+			   HASH_BITS(peers->by_vpn_addr4));
+
+	return &peers->by_vpn_addr4[bkt];
+}
+
+static struct hlist_head *
+ovpn_bucket_by_vpn_addr6(struct ovpn_peer_collection *peers,
+			 const struct in6_addr *addr)
+{
+	u32 bkt = hash_min(ovpn_hash_addr6(addr),
+			   HASH_BITS(peers->by_vpn_addr6));
+
+	return &peers->by_vpn_addr6[bkt];
+}
+
+static struct hlist_head *
+ovpn_bucket_by_transp_addr(struct ovpn_peer_collection *peers,
+			   const union ovpn_sockaddr *ss)
+{
+	u32 bkt = hash_min(ovpn_hash_sockaddr(ss),
+			   HASH_BITS(peers->by_transp_addr));
+
+	return &peers->by_transp_addr[bkt];
+}
 
 /* Hash a peer's VPN addresses and transport address; ovpn->lock held. */
 static void ovpn_peer_hash_addrs(struct ovpn_priv *ovpn,
 				 struct ovpn_peer *peer)
 {
+	const struct in6_addr *addr6 = &peer->vpn_addrs.ipv6;
 	struct ovpn_peer_collection *peers = ovpn->peers;
+	__be32 addr4 = peer->vpn_addrs.ipv4.s_addr;
 	struct ovpn_bind *bind;
 
-	if (peer->vpn_addrs.ipv4.s_addr != htonl(INADDR_ANY))
+	if (addr4 != htonl(INADDR_ANY))
 		hlist_add_head_rcu(&peer->hash_entry_addr4,
-				   ovpn_bucket(peers->by_vpn_addr4,
-					       ovpn_hash_addr4(peer->vpn_addrs.ipv4.s_addr)));
-	if (!ipv6_addr_any(&peer->vpn_addrs.ipv6))
+				   ovpn_bucket_by_vpn_addr4(peers, addr4));
+	if (!ipv6_addr_any(addr6))
 		hlist_add_head_rcu(&peer->hash_entry_addr6,
-				   ovpn_bucket(peers->by_vpn_addr6,
-					       ovpn_hash_addr6(&peer->vpn_addrs.ipv6)));
+				   ovpn_bucket_by_vpn_addr6(peers, addr6));
 
 	bind = rcu_dereference_protected(peer->bind,
 					 lockdep_is_held(&ovpn->lock));
 	if (bind)
 		hlist_add_head_rcu(&peer->hash_entry_transp_addr,
-				   ovpn_bucket(peers->by_transp_addr,
-					       ovpn_hash_sockaddr(&bind->remote)));
+				   ovpn_bucket_by_transp_addr(peers,
+							      &bind->remote));
 }
 
 static void ovpn_peer_unhash_addrs(struct ovpn_peer *peer)
@@ -193,8 +229,7 @@ static bool ovpn_peer_id_taken(struct ovpn_priv *ovpn, u32 id)
 {
 	struct ovpn_peer *tmp;
 
-	hlist_for_each_entry(tmp, ovpn_bucket(ovpn->peers->by_id,
-					      ovpn_hash_id(id)),
+	hlist_for_each_entry(tmp, ovpn_bucket_by_id(ovpn->peers, id),
 			     hash_entry_id)
 		if (tmp->id == id)
 			return true;
@@ -237,6 +272,58 @@ static void ovpn_peer_finish_removal(struct ovpn_peer *peer)
 	percpu_ref_kill(&peer->ref);
 }
 
+/* MP lookup by VPN address; rcu_read_lock() or ovpn->lock held. */
+static struct ovpn_peer *ovpn_peer_by_vpn4(struct ovpn_priv *ovpn,
+					   __be32 addr)
+{
+	struct ovpn_peer *peer;
+
+	hlist_for_each_entry_rcu(peer,
+				 ovpn_bucket_by_vpn_addr4(ovpn->peers, addr),
+				 hash_entry_addr4)
+		if (peer->vpn_addrs.ipv4.s_addr == addr)
+			return peer;
+	return NULL;
+}
+
+static struct ovpn_peer *ovpn_peer_by_vpn6(struct ovpn_priv *ovpn,
+					   const struct in6_addr *addr)
+{
+	struct ovpn_peer *peer;
+
+	hlist_for_each_entry_rcu(peer,
+				 ovpn_bucket_by_vpn_addr6(ovpn->peers, addr),
+				 hash_entry_addr6)
+		if (ipv6_addr_equal(&peer->vpn_addrs.ipv6, addr))
+			return peer;
+	return NULL;
+}
+
+/*
+ * Would @ip4/@ip6 (either may be unspecified) clash with another peer's
+ * VPN address?  Two peers with one address would make TX routing
+ * ambiguous.  ovpn->lock held (which also keeps the tables stable).
+ */
+static bool ovpn_vpn_addrs_taken(struct ovpn_priv *ovpn,
+				 const struct ovpn_peer *self,
+				 const struct in_addr *ip4,
+				 const struct in6_addr *ip6)
+{
+	struct ovpn_peer *other;
+
+	if (ip4->s_addr != htonl(INADDR_ANY)) {
+		other = ovpn_peer_by_vpn4(ovpn, ip4->s_addr);
+		if (other && other != self)
+			return true;
+	}
+	if (!ipv6_addr_any(ip6)) {
+		other = ovpn_peer_by_vpn6(ovpn, ip6);
+		if (other && other != self)
+			return true;
+	}
+	return false;
+}
+
 /**
  * ovpn_peer_add - publish a new peer
  * @ovpn: the device
@@ -246,8 +333,9 @@ static void ovpn_peer_finish_removal(struct ovpn_peer *peer)
  * reason TEARDOWN.  MP: a peer id is unique on the device.
  *
  * Context: process context.
- * Return: 0 on success, -EEXIST if the id is taken (MP), -ENODEV if the
- * device is going away.  On failure the caller still owns @peer.
+ * Return: 0 on success, -EEXIST if the id is taken (MP), -EADDRINUSE if
+ * a VPN address is (MP), -ENODEV if the device is going away.  On failure
+ * the caller still owns @peer.
  */
 int ovpn_peer_add(struct ovpn_priv *ovpn, struct ovpn_peer *peer)
 {
@@ -264,9 +352,13 @@ int ovpn_peer_add(struct ovpn_priv *ovpn, struct ovpn_peer *peer)
 			spin_unlock_bh(&ovpn->lock);
 			return -EEXIST;
 		}
+		if (ovpn_vpn_addrs_taken(ovpn, peer, &peer->vpn_addrs.ipv4,
+					 &peer->vpn_addrs.ipv6)) {
+			spin_unlock_bh(&ovpn->lock);
+			return -EADDRINUSE;
+		}
 		hlist_add_head_rcu(&peer->hash_entry_id,
-				   ovpn_bucket(ovpn->peers->by_id,
-					       ovpn_hash_id(peer->id)));
+				   ovpn_bucket_by_id(ovpn->peers, peer->id));
 		ovpn_peer_hash_addrs(ovpn, peer);
 	} else {
 		old = rcu_dereference_protected(ovpn->peer,
@@ -367,8 +459,7 @@ struct ovpn_peer *ovpn_peer_get_by_id(struct ovpn_priv *ovpn, u32 id)
 		goto out;
 	}
 
-	hlist_for_each_entry_rcu(peer, ovpn_bucket(ovpn->peers->by_id,
-						   ovpn_hash_id(id)),
+	hlist_for_each_entry_rcu(peer, ovpn_bucket_by_id(ovpn->peers, id),
 				 hash_entry_id) {
 		if (peer->id != id)
 			continue;
@@ -440,8 +531,7 @@ struct ovpn_peer *ovpn_peer_get_by_transp_addr(struct ovpn_priv *ovpn,
 	}
 
 	hlist_for_each_entry_rcu(peer,
-				 ovpn_bucket(ovpn->peers->by_transp_addr,
-					     ovpn_hash_sockaddr(&ss)),
+				 ovpn_bucket_by_transp_addr(ovpn->peers, &ss),
 				 hash_entry_transp_addr) {
 		if (!ovpn_peer_remote_is(peer, &ss))
 			continue;
@@ -452,35 +542,6 @@ struct ovpn_peer *ovpn_peer_get_by_transp_addr(struct ovpn_priv *ovpn,
 out:
 	rcu_read_unlock();
 	return found;
-}
-
-/* MP lookup by VPN address; rcu_read_lock() held. */
-static struct ovpn_peer *ovpn_peer_by_vpn4(struct ovpn_priv *ovpn,
-					   __be32 addr)
-{
-	struct ovpn_peer *peer;
-
-	hlist_for_each_entry_rcu(peer,
-				 ovpn_bucket(ovpn->peers->by_vpn_addr4,
-					     ovpn_hash_addr4(addr)),
-				 hash_entry_addr4)
-		if (peer->vpn_addrs.ipv4.s_addr == addr)
-			return peer;
-	return NULL;
-}
-
-static struct ovpn_peer *ovpn_peer_by_vpn6(struct ovpn_priv *ovpn,
-					   const struct in6_addr *addr)
-{
-	struct ovpn_peer *peer;
-
-	hlist_for_each_entry_rcu(peer,
-				 ovpn_bucket(ovpn->peers->by_vpn_addr6,
-					     ovpn_hash_addr6(addr)),
-				 hash_entry_addr6)
-		if (ipv6_addr_equal(&peer->vpn_addrs.ipv6, addr))
-			return peer;
-	return NULL;
 }
 
 /*
@@ -636,17 +697,22 @@ bool ovpn_peer_check_by_src(struct ovpn_priv *ovpn, struct sk_buff *skb,
 /**
  * ovpn_peer_set_vpn_addrs - change a peer's VPN addresses (MP)
  * @peer: the peer
- * @ip4: the new IPv4 address, or NULL to keep it
- * @ip6: the new IPv6 address, or NULL to keep it
+ * @ip4: the new IPv4 address (INADDR_ANY clears it), or NULL to keep it
+ * @ip6: the new IPv6 address (in6addr_any clears it), or NULL to keep it
  *
- * A removed peer is not hashed again.
+ * Nothing changes unless the whole change is valid.  A removed peer is
+ * not hashed again.
  *
- * Return: 0, or -ENOENT if the peer was removed meanwhile.
+ * Return: 0, -ENOENT if the peer was removed meanwhile, -EADDRINUSE if
+ * another peer has one of the addresses, -EDESTADDRREQ if the peer would
+ * be left without any VPN address.
  */
 int ovpn_peer_set_vpn_addrs(struct ovpn_peer *peer, const struct in_addr *ip4,
 			    const struct in6_addr *ip6)
 {
 	struct ovpn_priv *ovpn = peer->ovpn;
+	struct in6_addr new6;
+	struct in_addr new4;
 	int ret = 0;
 
 	spin_lock_bh(&ovpn->lock);
@@ -654,14 +720,20 @@ int ovpn_peer_set_vpn_addrs(struct ovpn_peer *peer, const struct in_addr *ip4,
 		ret = -ENOENT;
 		goto out;
 	}
-	if (ovpn->mode == OVPN_MODE_MP)
-		ovpn_peer_unhash_addrs(peer);
-	if (ip4)
-		peer->vpn_addrs.ipv4 = *ip4;
-	if (ip6)
-		peer->vpn_addrs.ipv6 = *ip6;
-	if (ovpn->mode == OVPN_MODE_MP)
-		ovpn_peer_hash_addrs(ovpn, peer);
+	new4 = ip4 ? *ip4 : peer->vpn_addrs.ipv4;
+	new6 = ip6 ? *ip6 : peer->vpn_addrs.ipv6;
+	if (new4.s_addr == htonl(INADDR_ANY) && ipv6_addr_any(&new6)) {
+		ret = -EDESTADDRREQ;
+		goto out;
+	}
+	if (ovpn_vpn_addrs_taken(ovpn, peer, &new4, &new6)) {
+		ret = -EADDRINUSE;
+		goto out;
+	}
+	ovpn_peer_unhash_addrs(peer);
+	peer->vpn_addrs.ipv4 = new4;
+	peer->vpn_addrs.ipv6 = new6;
+	ovpn_peer_hash_addrs(ovpn, peer);
 out:
 	spin_unlock_bh(&ovpn->lock);
 	return ret;
@@ -801,8 +873,8 @@ static void ovpn_peer_rehash_transp(struct ovpn_peer *peer)
 					 lockdep_is_held(&ovpn->lock));
 	if (bind)
 		hlist_add_head_rcu(&peer->hash_entry_transp_addr,
-				   ovpn_bucket(ovpn->peers->by_transp_addr,
-					       ovpn_hash_sockaddr(&bind->remote)));
+				   ovpn_bucket_by_transp_addr(ovpn->peers,
+							      &bind->remote));
 }
 
 /**

@@ -97,7 +97,7 @@ struct ovpn_peer {
 	time64_t last_sent;
 	bool removed;
 	enum ovpn_del_peer_reason delete_reason;
-	spinlock_t lock;
+	spinlock_t lock; /* @bind updates, keepalive parameters */
 	struct percpu_ref ref;
 	struct rcu_work release_work;
 	struct work_struct keepalive_work;

@@ -102,7 +102,7 @@ struct ovpn_socket *ovpn_socket_attach(struct ovpn_priv *ovpn,
 	if (ovpn_sock)
 		goto out;
 
-	ovpn_sock = kzalloc(sizeof(*ovpn_sock), GFP_KERNEL);
+	ovpn_sock = kzalloc_obj(*ovpn_sock, GFP_KERNEL);
 	if (!ovpn_sock) {
 		ovpn_sock = ERR_PTR(-ENOMEM);
 		goto out;

@@ -5,6 +5,25 @@
 
 #include "stats.h"
 
+/* One CPU's counters, consistent with each other. */
+static void ovpn_stats_fetch(const struct ovpn_pcpu_stats *s,
+			     struct ovpn_peer_stats *one)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		one->vpn_rx_bytes = u64_stats_read(&s->vpn_rx_bytes);
+		one->vpn_rx_packets = u64_stats_read(&s->vpn_rx_packets);
+		one->vpn_tx_bytes = u64_stats_read(&s->vpn_tx_bytes);
+		one->vpn_tx_packets = u64_stats_read(&s->vpn_tx_packets);
+		one->link_rx_bytes = u64_stats_read(&s->link_rx_bytes);
+		one->link_rx_packets = u64_stats_read(&s->link_rx_packets);
+		one->link_tx_bytes = u64_stats_read(&s->link_tx_bytes);
+		one->link_tx_packets = u64_stats_read(&s->link_tx_packets);
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+}
+
 /**
  * ovpn_stats_read - sum a peer's per-CPU counters
  * @pcpu: the peer's per-CPU counters
@@ -22,20 +41,8 @@ void ovpn_stats_read(struct ovpn_pcpu_stats __percpu *pcpu,
 	for_each_possible_cpu(cpu) {
 		const struct ovpn_pcpu_stats *s = per_cpu_ptr(pcpu, cpu);
 		struct ovpn_peer_stats one;
-		unsigned int start;
 
-		do {
-			start = u64_stats_fetch_begin(&s->syncp);
-			one.vpn_rx_bytes = u64_stats_read(&s->vpn_rx_bytes);
-			one.vpn_rx_packets = u64_stats_read(&s->vpn_rx_packets);
-			one.vpn_tx_bytes = u64_stats_read(&s->vpn_tx_bytes);
-			one.vpn_tx_packets = u64_stats_read(&s->vpn_tx_packets);
-			one.link_rx_bytes = u64_stats_read(&s->link_rx_bytes);
-			one.link_rx_packets = u64_stats_read(&s->link_rx_packets);
-			one.link_tx_bytes = u64_stats_read(&s->link_tx_bytes);
-			one.link_tx_packets = u64_stats_read(&s->link_tx_packets);
-		} while (u64_stats_fetch_retry(&s->syncp, start));
-
+		ovpn_stats_fetch(s, &one);
 		sum->vpn_rx_bytes += one.vpn_rx_bytes;
 		sum->vpn_rx_packets += one.vpn_rx_packets;
 		sum->vpn_tx_bytes += one.vpn_tx_bytes;

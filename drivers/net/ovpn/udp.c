@@ -180,8 +180,11 @@ static int ovpn_udp4_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
 	rt = dst_cache_get_ip4(&peer->dst_cache, &fl.saddr);
 	if (!rt) {
 		rt = ip_route_output_flow(sock_net(sk), &fl, sk);
-		/* The local address went away: let routing pick one. */
-		if (IS_ERR(rt) && PTR_ERR(rt) == -EINVAL && fl.saddr) {
+		/*
+		 * The local address went away (a learnt or configured one is
+		 * no longer ours, or no longer routable): let routing pick.
+		 */
+		if (IS_ERR(rt) && fl.saddr) {
 			fl.saddr = 0;
 			rt = ip_route_output_flow(sock_net(sk), &fl, sk);
 		}
@@ -215,6 +218,11 @@ static int ovpn_udp6_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
 	dst = dst_cache_get_ip6(&peer->dst_cache, &fl.saddr);
 	if (!dst) {
 		dst = ip6_dst_lookup_flow(sock_net(sk), sk, &fl, NULL);
+		/* As for IPv4: a stale local address gives way to routing. */
+		if (IS_ERR(dst) && !ipv6_addr_any(&fl.saddr)) {
+			fl.saddr = in6addr_any;
+			dst = ip6_dst_lookup_flow(sock_net(sk), sk, &fl, NULL);
+		}
 		if (IS_ERR(dst))
 			return PTR_ERR(dst);
 		dst_cache_set_ip6(&peer->dst_cache, dst, &fl.saddr);
@@ -238,11 +246,12 @@ static int ovpn_udp6_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
  */
 void ovpn_udp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 {
+	struct net_device *dev = peer->ovpn->dev;
 	struct sock *sk = peer->sock->sk;
-	struct ovpn_bind *bind;
 	int ret = -EAFNOSUPPORT;
+	struct ovpn_bind *bind;
 
-	skb->dev = peer->ovpn->dev;
+	skb->dev = dev;
 	/* Lets netfilter and policy routing match the socket's mark. */
 	skb->mark = READ_ONCE(sk->sk_mark);
 
@@ -266,8 +275,8 @@ void ovpn_udp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 
 	if (ret) {
 		net_dbg_ratelimited("%s: cannot send to peer %u: %d\n",
-				    netdev_name(peer->ovpn->dev), peer->id, ret);
-		dev_dstats_tx_dropped(peer->ovpn->dev);
+				    netdev_name(dev), peer->id, ret);
+		dev_dstats_tx_dropped(dev);
 		kfree_skb(skb);
 	}
 }

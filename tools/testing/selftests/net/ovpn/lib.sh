@@ -149,6 +149,37 @@ ovpn_require()
 	ovpn_load || exit 1
 }
 
+# start_ready LOG COMMAND...: run a long-lived COMMAND (an ovpn-cli that
+# holds a socket with "stay") in the background until it prints READY.
+# Its pid goes to $OVPN_PIDS, a file: test stages run in subshells, the
+# cleanup that kills it does not.
+start_ready()
+{
+	local log=$1
+
+	shift
+	"$@" >"$log" 2>&1 &
+	echo $! >>"$OVPN_PIDS"
+	for _ in $(seq 100); do
+		grep -q '^READY' "$log" && return 0
+		grep -q '^ERR' "$log" && break
+		sleep 0.1
+	done
+	cat "$log"
+	return 1
+}
+
+# kill_started: stop everything start_ready started.
+kill_started()
+{
+	local pid
+
+	for pid in $(cat "$OVPN_PIDS" 2>/dev/null); do
+		kill "$pid" 2>/dev/null
+	done
+	: >"$OVPN_PIDS"
+}
+
 # link_json IFNAME: the device as "ip -details -json" shows it.
 link_json()
 {

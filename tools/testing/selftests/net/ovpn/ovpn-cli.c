@@ -1979,7 +1979,8 @@ static int cli_udp_socket(const struct cli_addr *local, unsigned long port,
 
 /*
  * SIGTERM and SIGINT, blocked, as a descriptor: no handler, and no window
- * between a check of a flag and a wait in which one gets lost.
+ * between a check of a flag and a wait in which one gets lost.  Blocked,
+ * they are queued even where the shell started us with SIGINT ignored.
  */
 static int cli_signal_fd(void)
 {
@@ -2146,50 +2147,66 @@ static int cli_peer_line(char *line, struct cli_peer *p)
 	return 0;
 }
 
-/* PEER_NEW for each peer of @path, all on the socket @fd. */
-static int cli_add_peers(struct cli_req *req, const char *path, int fd)
+/* The peers of @path, all checked, into *@peers: how many, or -1 (told). */
+static int cli_read_peers(const char *path, struct cli_peer **peers)
 {
-	struct cli_peer p = { .fd = fd };
+	struct cli_peer p = { .fd = -1 }, *more;
 	unsigned int lineno = 0;
-	struct cli_family fam;
-	size_t cap = 0;
-	struct cli_nl nl;
 	char *line = NULL;
+	size_t cap = 0;
+	int n = 0, ret;
 	FILE *f;
-	int ret;
 
 	f = fopen(path, "r");
 	if (!f) {
 		fprintf(stderr, "%s: %s: %s\n", CLI_NAME, path,
 			strerror(errno));
-		return RC_LOCAL;
+		return -1;
 	}
 
-	ret = cli_genl_open(&nl, &fam);
-	while (!ret && getline(&line, &cap, f) >= 0) {
+	while (n >= 0 && getline(&line, &cap, f) >= 0) {
 		lineno++;
 		ret = cli_peer_line(line, &p);
-		if (ret > 0) {
-			ret = RC_OK;
+		if (ret > 0)
 			continue;
-		}
-		if (ret < 0) {
-			fprintf(stderr, "%s: %s:%u: bad peer\n", CLI_NAME,
-				path, lineno);
-			ret = RC_LOCAL;
+
+		more = ret ? NULL : realloc(*peers, (n + 1) * sizeof(p));
+		if (!more) {
+			fprintf(stderr, "%s: %s:%u: %s\n", CLI_NAME, path,
+				lineno, ret ? "bad peer" : "out of memory");
+			n = -1;
 			break;
 		}
+		*peers = more;
+		(*peers)[n++] = p;
+	}
 
-		req->body = cli_nest_body(OVPN_A_PEER, cli_peer_put, &p);
+	free(line);
+	fclose(f);
+	return n;
+}
+
+/* PEER_NEW for each of the @n @peers, all on the socket @fd. */
+static int cli_add_peers(struct cli_req *req, struct cli_peer *peers, int n,
+			 int fd)
+{
+	struct cli_family fam;
+	struct cli_nl nl;
+	int i, ret;
+
+	ret = cli_genl_open(&nl, &fam);
+	if (ret)
+		return ret;
+
+	for (i = 0; !ret && i < n; i++) {
+		peers[i].fd = fd;
+		req->body = cli_nest_body(OVPN_A_PEER, cli_peer_put, &peers[i]);
 		ret = req->body ? cli_genl_send(&nl, &fam, req) :
 				  cli_build_failed(NULL);
 		nlmsg_free(req->body);
 	}
 
-	if (nl.sk)
-		cli_nl_close(&nl);
-	free(line);
-	fclose(f);
+	cli_nl_close(&nl);
 	return ret;
 }
 
@@ -2197,25 +2214,31 @@ static int cli_new_multi_peer(const struct cli_cmd *cmd, int argc,
 			      char **argv)
 {
 	struct cli_addr any = { .family = AF_INET6 };
+	struct cli_peer *peers = NULL;
 	struct cli_opts o = {};
 	unsigned long lport;
 	struct cli_req req;
-	int fd, ret;
+	int n, fd, ret;
 
 	if (cli_req_init(&req, OVPN_CMD_PEER_NEW, argv[1]) ||
 	    arg_uint("local port", argv[2], USHRT_MAX, &lport) ||
 	    cli_parse_opts(&o, CLI_MULTI_PEER_OPTS, argc - 4, argv + 4))
 		return cmd_usage(cmd);
 
-	fd = cli_udp_socket(&any, lport, &o);
-	if (fd < 0)
+	/* a bad file must not leave some of its peers behind */
+	n = cli_read_peers(argv[3], &peers);
+	fd = n < 0 ? -1 : cli_udp_socket(&any, lport, &o);
+	if (fd < 0) {
+		free(peers);
 		return RC_LOCAL;
+	}
 
-	ret = cli_add_peers(&req, argv[3], fd);
+	ret = cli_add_peers(&req, peers, n, fd);
 	if (!ret)
 		ret = cli_ready(fd, &o);
 
 	close(fd);
+	free(peers);
 	return ret;
 }
 

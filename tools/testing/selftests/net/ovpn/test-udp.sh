@@ -20,17 +20,15 @@ SRV=ovpn-srv-$$
 CLIENTS="1 2 3"
 SRV_PORT=1194
 TMPDIR=$(mktemp -d)
+OVPN_PIDS=$TMPDIR/pids
 
 ns() { echo "ovpn-c$1-$$"; }
 
 cleanup()
 {
-	local pid c
+	local c
 
-	# Test stages run in subshells: background pids are kept in a file.
-	for pid in $(cat "$TMPDIR/pids" 2>/dev/null); do
-		kill "$pid" 2>/dev/null
-	done
+	kill_started
 	ip netns del "$SRV" 2>/dev/null
 	for c in $CLIENTS; do
 		ip netns del "$(ns "$c")" 2>/dev/null
@@ -48,23 +46,6 @@ client_transport()
 	3) echo "fd00:3::2 fd00:3::1" ;;
 	*) echo "10.10.$1.2 10.10.$1.1" ;;
 	esac
-}
-
-# Start a background ovpn-cli holding a socket; wait until it is ready.
-start_cli()
-{
-	local ns=$1 log=$2
-
-	shift 2
-	ip netns exec "$ns" "$OVPN_CLI" "$@" stay >"$log" 2>&1 &
-	echo $! >>"$TMPDIR/pids"
-	for _ in $(seq 100); do
-		grep -q '^READY' "$log" && return 0
-		grep -q '^ERR' "$log" && break
-		sleep 0.1
-	done
-	cat "$log"
-	return 1
 }
 
 setup_topology()
@@ -99,7 +80,8 @@ setup_topology()
 			>>"$peers"
 	done
 
-	start_cli "$SRV" "$TMPDIR/srv.log" new_multi_peer tun0 "$SRV_PORT" "$peers"
+	start_ready "$TMPDIR/srv.log" in_srv "$OVPN_CLI" new_multi_peer tun0 \
+		"$SRV_PORT" "$peers" stay
 	in_srv ip addr add 5.5.5.1/24 dev tun0
 	in_srv ip addr add fd00:5::1/64 dev tun0 nodad
 	in_srv ip link set tun0 up
@@ -107,8 +89,9 @@ setup_topology()
 	for c in $CLIENTS; do
 		read -r caddr saddr <<<"$(client_transport "$c")"
 		in_c "$c" "$OVPN_CLI" new_iface "tun$c"
-		start_cli "$(ns "$c")" "$TMPDIR/c$c.log" new_peer "tun$c" \
-			$((10 + c)) $((2000 + c)) "$saddr" "$SRV_PORT" tx_id "$c"
+		start_ready "$TMPDIR/c$c.log" in_c "$c" "$OVPN_CLI" new_peer \
+			"tun$c" $((10 + c)) $((2000 + c)) "$saddr" "$SRV_PORT" \
+			tx_id "$c" stay
 		in_c "$c" ip addr add "5.5.5.$((c + 1))/24" dev "tun$c"
 		in_c "$c" ip addr add "fd00:5::$((c + 1))/64" dev "tun$c" nodad
 		in_c "$c" ip link set "tun$c" up
@@ -153,6 +136,30 @@ ping_large()
 	for c in $CLIENTS; do
 		in_c "$c" ping -q -c 3 -i 0.2 -W 2 -s 3000 5.5.5.1
 	done
+}
+
+# ntf_listen LOG COUNT PREFIX...: collect COUNT notifications in the
+# background with "PREFIX ovpn-cli listen_mcast", once it listens.
+ntf_listen()
+{
+	local log=$1 count=$2
+
+	shift 2
+	"$@" "$OVPN_CLI" listen_mcast 20 count "$count" >"$log" &
+	echo $! >"$log.pid"
+	for _ in $(seq 50); do
+		grep -q READY "$log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# ntf_wait LOG PATTERN: the listener got a notification matching PATTERN.
+ntf_wait()
+{
+	wait "$(cat "$1.pid")"
+	cat "$1"
+	grep -q "$2" "$1"
 }
 
 peer_field()
@@ -200,24 +207,153 @@ missing_peer_is_enoent()
 	expect_err ENOENT in_srv "$OVPN_CLI" del_peer tun0 99
 }
 
+# A LAN behind client 1, routed by the server with client 1's VPN address
+# as gateway (an openvpn "iroute").
+lan_behind_client()
+{
+	in_c 1 ip addr add 11.11.11.11/32 dev lo
+	in_srv ip route add 11.11.11.0/24 via 5.5.5.2 dev tun0
+	in_srv ping -q -c 3 -i 0.2 -W 2 11.11.11.11
+	# Client 2 may not use client 1's LAN as its source: reverse path.
+	! in_c 2 ping -q -c 2 -W 1 -I 11.11.11.11 5.5.5.1 2>/dev/null ||
+		fail "spoofed source accepted"
+}
+
+# Start a capture of one UDP packet whose first payload word is $3.
+capture_start()
+{
+	local c=$1 log=$2 word=$3
+
+	in_c "$c" timeout 20 tcpdump -nni eth0 -c 1 \
+		"udp and udp[8:4] = $word" >"$log" 2>&1 &
+	echo $! >"$log.pid"
+	for _ in $(seq 100); do
+		grep -q 'listening on' "$log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+capture_wait()
+{
+	local log=$1
+
+	wait "$(cat "$log.pid")" 2>/dev/null
+	cat "$log"
+	grep -q '1 packet captured' "$log"
+}
+
+# DATA_V2 is opcode 9, so the first byte is 0x48 | key id; the server
+# writes the tx id it was given for the client (10 + N), the client its own
+# tx id (N).
+wire_format()
+{
+	local log=$TMPDIR/cap
+
+	capture_start 1 "$log.out" 0x49000001
+	capture_start 1 "$log.in" 0x4900000b
+	in_c 1 ping -q -c 2 -i 0.2 -W 2 5.5.5.1
+	capture_wait "$log.out" || fail "client 1 did not send 49 00 00 01"
+	capture_wait "$log.in" || fail "server did not send 49 00 00 0b"
+}
+
+key_get()
+{
+	"$@" | sed -n 's/.* key_id=\([0-9]*\).*/\1/p'
+}
+
+# New key (id 2) on both ends as secondary; only the client swaps.  The
+# server decrypts by key id with its secondary slot; the client keeps
+# decrypting the server's old key with its own secondary slot.
+key_rollover()
+{
+	in_srv "$OVPN_CLI" new_key tun0 1 secondary 2 "$ALG" 0 "$KEY"
+	in_c 1 "$OVPN_CLI" new_key tun1 11 secondary 2 "$ALG" 1 "$KEY"
+	in_c 1 "$OVPN_CLI" swap_keys tun1 11
+	expect_eq "client primary key" 2 \
+		"$(key_get in_c 1 "$OVPN_CLI" get_key tun1 11 primary)"
+	expect_eq "client secondary key" 1 \
+		"$(key_get in_c 1 "$OVPN_CLI" get_key tun1 11 secondary)"
+	in_c 1 ping -q -c 3 -i 0.2 -W 2 5.5.5.1
+
+	# Without the old key the client cannot read the server any more...
+	in_c 1 "$OVPN_CLI" del_key tun1 11 secondary
+	expect_err ENOENT in_c 1 "$OVPN_CLI" get_key tun1 11 secondary
+	! in_c 1 ping -q -c 2 -W 1 5.5.5.1 || fail "old key still accepted"
+	# ...until the server swaps too.
+	in_srv "$OVPN_CLI" swap_keys tun0 1
+	in_c 1 ping -q -c 3 -i 0.2 -W 2 5.5.5.1
+	# Deleting an empty slot is not an error.
+	in_c 1 "$OVPN_CLI" del_key tun1 11 secondary
+}
+
+# Client 1 moves to a new address; the server follows it and says so.
+float_peer()
+{
+	local log=$TMPDIR/float.log
+
+	ntf_listen "$log" 1 in_srv
+	# Keep the new address when the old, primary one goes.
+	in_c 1 sysctl -qw net.ipv4.conf.eth0.promote_secondaries=1
+	in_c 1 ip addr add 10.10.1.3/24 dev eth0
+	in_c 1 ip addr del 10.10.1.2/24 dev eth0
+	in_c 1 ping -q -c 3 -i 0.2 -W 2 5.5.5.1
+	ntf_wait "$log" '^ntf peer_float .* id=1 remote=10.10.1.3:2001' ||
+		fail "no float notification for peer 1"
+	in_srv "$OVPN_CLI" get_peer tun0 1 | grep -q 'remote=10.10.1.3:2001' ||
+		fail "server still sends to the old address"
+	in_srv ping -q -c 2 -i 0.2 -W 2 5.5.5.2
+}
+
 delete_peer_notifies()
 {
 	local log=$TMPDIR/ntf.log
 
-	in_srv "$OVPN_CLI" listen_mcast 10 count 1 >"$log" &
-	for _ in $(seq 50); do grep -q READY "$log" && break; sleep 0.1; done
+	ntf_listen "$log" 1 in_srv
 	in_srv "$OVPN_CLI" del_peer tun0 2
-	wait $!
-	cat "$log"
-	grep -q '^ntf peer_del .* id=2 reason=userspace' "$log" ||
+	ntf_wait "$log" '^ntf peer_del .* id=2 reason=userspace' ||
 		fail "no userspace peer_del notification for peer 2"
 	! in_c 2 ping -q -c 1 -W 1 5.5.5.1 || fail "deleted peer still reachable"
 	in_c 1 ping -q -c 1 -W 2 5.5.5.1
 }
 
+# Delete the server's side of client 1 under a flood of pings.
+delete_under_traffic()
+{
+	in_c 1 ping -q -f -w 6 5.5.5.1 >/dev/null 2>&1 &
+	sleep 1
+	in_srv "$OVPN_CLI" del_peer tun0 1
+	wait $! || true
+	expect_err ENOENT in_srv "$OVPN_CLI" get_peer tun0 1
+}
+
+# The server expires client 3, which stays silent.
+keepalive_expiry_mp()
+{
+	local log=$TMPDIR/ka-mp.log
+
+	ntf_listen "$log" 1 in_srv
+	in_srv "$OVPN_CLI" set_peer tun0 3 keepalive 1 3
+	ntf_wait "$log" '^ntf peer_del .* id=3 reason=expired' ||
+		fail "no expiry notification for peer 3"
+}
+
+# Client 1 lost its server (deleted above): its own peer expires.
+keepalive_expiry_p2p()
+{
+	local log=$TMPDIR/ka-p2p.log
+
+	ntf_listen "$log" 1 in_c 1
+	in_c 1 "$OVPN_CLI" set_peer tun1 11 keepalive 1 2
+	ntf_wait "$log" '^ntf peer_del .* id=11 reason=expired' ||
+		fail "no expiry notification for client 1's peer"
+	expect_eq "carrier after expiry" 0 \
+		"$(in_c 1 cat /sys/class/net/tun1/carrier)"
+}
+
 ovpn_require
 
-ktap_plan 9
+ktap_plan 16
 run_test setup_topology setup_topology
 run_test install_keys install_keys
 run_test ping_ipv4 ping_ipv4
@@ -225,6 +361,13 @@ run_test ping_ipv6 ping_ipv6
 run_test ping_large ping_large
 run_test exact_counters exact_counters
 run_test dump_lists_all_peers dump_lists_all_peers
+run_test lan_behind_client lan_behind_client
+run_test wire_format wire_format
+run_test key_rollover key_rollover
+run_test float_peer float_peer
 run_test missing_peer_is_enoent missing_peer_is_enoent
 run_test delete_peer_notifies delete_peer_notifies
+run_test delete_under_traffic delete_under_traffic
+run_test keepalive_expiry_mp keepalive_expiry_mp
+run_test keepalive_expiry_p2p keepalive_expiry_p2p
 ktap_finish

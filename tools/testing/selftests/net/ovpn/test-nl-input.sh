@@ -1,0 +1,228 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Bad netlink input: every malformed, incomplete or inconsistent request
+# is refused with the right errno and an extack message, and changes
+# nothing.  Requests are built attribute by attribute with "ovpn-cli raw".
+#
+#   ns "ovpn-nl-$$":  ovm (MP)   ovp (P2P)
+#
+# Attribute numbers (include/uapi/linux/ovpn.h): top level 1 ifindex,
+# 2 peer, 3 keyconf; peer 1 id, 2 remote-ipv4, 3 remote-ipv6, 5 remote-port,
+# 6 socket, 8 vpn-ipv4, 12 local-port, 13/14 keepalive, 24 tx-id;
+# keyconf 1 peer-id, 2 slot, 3 key-id, 4 cipher-alg, 5/6 encrypt/decrypt
+# dir; keydir 1 cipher-key, 2 nonce-tail.
+
+source "$(dirname "$0")/lib.sh"
+
+NS=ovpn-nl-$$
+TMPDIR=$(mktemp -d)
+OVPN_PIDS=$TMPDIR/pids
+KEY32=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+NONCE=a0a1a2a3a4a5a6a7
+
+cleanup()
+{
+	kill_started
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "$TMPDIR"
+}
+trap cleanup EXIT
+
+raw()
+{
+	ip netns exec "$NS" "$OVPN_CLI" raw "$@"
+}
+
+# The remote endpoint of every UDP peer the requests try to add.
+REMOTE="2:ip:10.0.0.2 5:be16:1194"
+
+# Peer 1 of ovm lives as long as the ovpn-cli holding its socket; the
+# requests below must leave it as it is.  Valid raw requests go through:
+# the failures that follow are the kernel's, not the request builder's.
+valid_requests_pass()
+{
+	start_ready "$TMPDIR/peer1.log" ip netns exec "$NS" "$OVPN_CLI" \
+		new_peer ovm 1 0 10.0.0.2 1194 vpn 5.5.5.2 stay
+	expect_eq "valid peer_set" OK \
+		"$(raw peer_set ifname ovm nest:2 1:u32:1 13:u32:0 14:u32:0 end)"
+	expect_eq "valid key_new" OK \
+		"$(raw key_new ifname ovm nest:3 1:u32:1 2:u32:0 3:u32:0 4:u32:1 \
+		   nest:5 1:hex:$KEY32 2:hex:$NONCE end \
+		   nest:6 1:hex:$KEY32 2:hex:$NONCE end end)"
+}
+
+peer_new_missing()
+{
+	expect_err EINVAL raw peer_new ifname ovm
+	expect_err EINVAL raw peer_new ifname ovm nest:2 6:sock:udp4 $REMOTE \
+		8:ip:5.5.5.3 end
+	expect_err EINVAL raw peer_new ifname ovm nest:2 1:u32:2 $REMOTE \
+		8:ip:5.5.5.3 end
+	# A UDP peer needs its remote endpoint.
+	expect_err EINVAL raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 \
+		8:ip:5.5.5.3 end
+	# An MP peer needs a VPN address.
+	expect_err EINVAL raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 \
+		$REMOTE end
+}
+
+peer_new_out_of_range()
+{
+	expect_err ERANGE raw peer_new ifname ovm nest:2 1:u32:0x1000000 \
+		6:sock:udp4 $REMOTE 8:ip:5.5.5.3 end
+	expect_err ERANGE raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 \
+		2:ip:10.0.0.2 5:be16:0 8:ip:5.5.5.3 end
+	expect_err ERANGE raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 \
+		$REMOTE 8:ip:5.5.5.3 24:u32:0x1000000 end
+}
+
+peer_new_unexpected()
+{
+	# local-port is reported, never set.
+	expect_err EINVAL raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 \
+		$REMOTE 8:ip:5.5.5.3 12:be16:1000 end
+	# Attribute beyond the set.
+	expect_err EINVAL raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 \
+		$REMOTE 8:ip:5.5.5.3 30:u32:1 end
+	# Nested attribute without NLA_F_NESTED.
+	expect_err EINVAL raw peer_new ifname ovm nonest:2 1:u32:2 6:sock:udp4 \
+		$REMOTE 8:ip:5.5.5.3 end
+	# Remote IPv6 of the wrong length (the policy's exact length).
+	expect_err ERANGE raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp6 \
+		3:hex:fe800000 5:be16:1194 8:ip:5.5.5.3 end
+}
+
+peer_new_inconsistent()
+{
+	expect_err EINVAL raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 \
+		2:ip:10.0.0.2 3:ip:fd00::2 5:be16:1194 8:ip:5.5.5.3 end
+	expect_err EINVAL raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 \
+		2:ip:10.0.0.2 8:ip:5.5.5.3 end
+	expect_err EINVAL raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 \
+		$REMOTE 8:ip:5.5.5.3 13:u32:10 end
+	# VPN addresses belong to MP devices.
+	expect_err EINVAL raw peer_new ifname ovp nest:2 1:u32:2 6:sock:udp4 \
+		$REMOTE 8:ip:5.5.5.3 end
+	# The id is taken.
+	expect_err EEXIST raw peer_new ifname ovm nest:2 1:u32:1 6:sock:udp4 \
+		$REMOTE 8:ip:5.5.5.9 end
+}
+
+peer_new_bad_socket()
+{
+	local kind
+
+	for kind in tcp4 tcp4-listen unix closed; do
+		expect_err ENOTSOCK raw peer_new ifname ovm nest:2 1:u32:2 \
+			6:sock:$kind $REMOTE 8:ip:5.5.5.3 end
+	done
+	expect_err ENOTSOCK raw peer_new ifname ovm nest:2 1:u32:2 \
+		6:u32:99999 $REMOTE 8:ip:5.5.5.3 end
+}
+
+# A VPN address names one peer: unicast, unique, and a peer keeps one.
+vpn_address_rules()
+{
+	local bad new="peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 $REMOTE"
+
+	for bad in 8:ip:127.0.0.1 8:ip:224.0.0.1 8:ip:255.255.255.255 \
+		   8:ip:0.0.0.0 9:ip:::1 9:ip:ff02::1 9:ip:::ffff:192.0.2.1 \
+		   9:ip:::; do
+		expect_err EINVAL raw $new $bad end
+	done
+	expect_err EADDRINUSE raw $new 8:ip:5.5.5.2 end
+
+	expect_err EDESTADDRREQ raw peer_set ifname ovm nest:2 1:u32:1 \
+		8:ip:0.0.0.0 end
+	expect_eq "add an IPv6 address" OK \
+		"$(raw peer_set ifname ovm nest:2 1:u32:1 9:ip:fd00::2 end)"
+	expect_eq "clear the IPv4 address" OK \
+		"$(raw peer_set ifname ovm nest:2 1:u32:1 8:ip:0.0.0.0 end)"
+	expect_err EDESTADDRREQ raw peer_set ifname ovm nest:2 1:u32:1 \
+		9:ip::: end
+	expect_eq "restore the IPv4 address" OK \
+		"$(raw peer_set ifname ovm nest:2 1:u32:1 8:ip:5.5.5.2 end)"
+	ip netns exec "$NS" "$OVPN_CLI" get_peer ovm 1 |
+		grep -q ' vpn4=5.5.5.2 vpn6=fd00::2 ' || fail "addresses not kept"
+}
+
+nothing_was_added()
+{
+	local out
+
+	out=$(ip netns exec "$NS" "$OVPN_CLI" get_peer ovm)
+	echo "$out"
+	expect_eq "peers after the bad requests" 1 "$(grep -c '^peer ' <<<"$out")"
+	expect_eq "peers of the P2P device" "" \
+		"$(ip netns exec "$NS" "$OVPN_CLI" get_peer ovp)"
+}
+
+peer_set_get_del_bad()
+{
+	expect_err EINVAL raw peer_set ifname ovm nest:2 1:u32:1 6:sock:udp4 end
+	expect_err ENOENT raw peer_set ifname ovm nest:2 1:u32:7 13:u32:1 \
+		14:u32:2 end
+	expect_err EINVAL raw peer_get ifname ovm nest:2 1:u32:1 5:be16:1 end
+	expect_err EINVAL raw peer_get ifname ovm nest:2 end
+	expect_err EINVAL raw peer_del ifname ovm nest:2 1:u32:1 8:ip:5.5.5.2 end
+	expect_err ENOENT raw peer_del ifname ovm nest:2 1:u32:7 end
+}
+
+key_new_bad()
+{
+	local dirs="nest:5 1:hex:$KEY32 2:hex:$NONCE end nest:6 1:hex:$KEY32 2:hex:$NONCE end"
+
+	expect_err EINVAL raw key_new ifname ovm nest:3 1:u32:1 2:u32:0 \
+		3:u32:0 4:u32:1 end
+	expect_err EINVAL raw key_new ifname ovm nest:3 1:u32:1 2:u32:0 \
+		3:u32:0 4:u32:0 $dirs end
+	expect_err ERANGE raw key_new ifname ovm nest:3 1:u32:1 2:u32:2 \
+		3:u32:0 4:u32:1 $dirs end
+	expect_err ERANGE raw key_new ifname ovm nest:3 1:u32:1 2:u32:0 \
+		3:u32:8 4:u32:1 $dirs end
+	expect_err ERANGE raw key_new ifname ovm nest:3 1:u32:1 2:u32:0 \
+		3:u32:0 4:u32:3 $dirs end
+	expect_err ENOENT raw key_new ifname ovm nest:3 1:u32:7 2:u32:0 \
+		3:u32:0 4:u32:1 $dirs end
+	# A 7-byte nonce tail (policy), a 20-byte AES key (no such AES).
+	expect_err ERANGE raw key_new ifname ovm nest:3 1:u32:1 2:u32:0 \
+		3:u32:0 4:u32:1 nest:5 1:hex:$KEY32 2:hex:a0a1a2a3a4a5a6 end \
+		nest:6 1:hex:$KEY32 2:hex:$NONCE end end
+	expect_err EINVAL raw key_new ifname ovm nest:3 1:u32:1 2:u32:0 \
+		3:u32:0 4:u32:1 nest:5 1:hex:${KEY32:0:40} 2:hex:$NONCE end \
+		nest:6 1:hex:$KEY32 2:hex:$NONCE end end
+}
+
+key_get_swap_del_bad()
+{
+	expect_err EINVAL raw key_get ifname ovm nest:3 1:u32:1 2:u32:0 \
+		3:u32:0 end
+	expect_err EINVAL raw key_get ifname ovm nest:3 1:u32:1 end
+	expect_err ENOENT raw key_get ifname ovm nest:3 1:u32:1 2:u32:1 end
+	expect_err ENOENT raw key_swap ifname ovm nest:3 1:u32:7 end
+	expect_err EINVAL raw key_swap ifname ovm nest:3 1:u32:1 2:u32:0 end
+	expect_err EINVAL raw key_del ifname ovm nest:3 1:u32:1 end
+	# The valid key is still there.
+	expect_eq "key after the bad requests" OK \
+		"$(raw key_get ifname ovm nest:3 1:u32:1 2:u32:0 end | head -c2)"
+}
+
+ovpn_require
+ip netns add "$NS"
+ip netns exec "$NS" "$OVPN_CLI" new_iface ovm mp >/dev/null || exit 1
+ip netns exec "$NS" "$OVPN_CLI" new_iface ovp p2p >/dev/null || exit 1
+
+ktap_plan 11
+run_test valid_requests_pass valid_requests_pass
+run_test peer_new_missing peer_new_missing
+run_test peer_new_out_of_range peer_new_out_of_range
+run_test peer_new_unexpected peer_new_unexpected
+run_test peer_new_inconsistent peer_new_inconsistent
+run_test peer_new_bad_socket peer_new_bad_socket
+run_test vpn_address_rules vpn_address_rules
+run_test nothing_was_added nothing_was_added
+run_test peer_set_get_del_bad peer_set_get_del_bad
+run_test key_new_bad key_new_bad
+run_test key_get_swap_del_bad key_get_swap_del_bad
+ktap_finish
