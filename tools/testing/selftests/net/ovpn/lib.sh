@@ -169,12 +169,14 @@ start_ready()
 	return 1
 }
 
-# kill_started: stop everything start_ready started.
+# kill_started: stop everything start_ready started.  A COMMAND that is a
+# shell function runs in a subshell of its own: its children go first.
 kill_started()
 {
 	local pid
 
 	for pid in $(cat "$OVPN_PIDS" 2>/dev/null); do
+		pkill -TERM -P "$pid" 2>/dev/null
 		kill "$pid" 2>/dev/null
 	done
 	: >"$OVPN_PIDS"
