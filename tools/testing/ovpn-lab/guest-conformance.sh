@@ -45,6 +45,12 @@ which_module()
 	fi
 }
 
+# Under emulation, static keys must not be switched while tests run (see
+# pin-static-keys.py).
+python3 /src/tools/testing/ovpn-lab/pin-static-keys.py &
+pin=$!
+trap 'kill $pin 2>/dev/null' EXIT
+
 cd "$dir" || exit 1
 printf '| %-28s | %-6s | %-44s | %7s |\n' script result "KTAP totals" seconds \
 	>"$OVPN_LAB_OUT/table.md"

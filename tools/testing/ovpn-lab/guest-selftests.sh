@@ -16,6 +16,12 @@ passed=0
 failed=0
 skipped=0
 
+# Under emulation, static keys must not be switched while tests run (see
+# pin-static-keys.py).
+python3 "$(dirname "$0")/pin-static-keys.py" &
+pin=$!
+trap 'kill $pin 2>/dev/null' EXIT
+
 for script in "$@"; do
 	name=$(basename "$script" .sh)
 	ktap=$OVPN_LAB_OUT/$name.ktap

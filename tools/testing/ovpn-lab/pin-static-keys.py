@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs in the guest, in the background, for the whole test run: holds the
+# kernel static keys that the tests would otherwise switch on and off
+# (packet timestamps, enabled by every tcpdump; UDP encapsulation, enabled
+# by every ovpn socket).
+#
+# Why: switching a static key patches kernel text while other CPUs run it.
+# Under QEMU's software emulation a vCPU has been seen to execute the
+# temporary int3 after the patch completed ("Oops: int3" in
+# netif_rx_internal right after a tcpdump exited), killing the guest.  On
+# real hardware this does not happen; in the lab, keys that never change
+# cannot race.  The keys stay enabled, which only costs a few branches.
+
+import socket
+import time
+
+UDP_ENCAP = 100
+UDP_ENCAP_ESPINUDP = 2
+
+held = []
+try:
+    ts = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    ts.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMP, 1)
+    held.append('timestamps')
+except OSError as e:
+    print('cannot pin the timestamp key:', e, flush=True)
+
+try:
+    encap = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    encap.bind(('127.0.0.1', 0))
+    encap.setsockopt(socket.IPPROTO_UDP, UDP_ENCAP, UDP_ENCAP_ESPINUDP)
+    held.append('udp-encap')
+except OSError as e:
+    print('cannot pin the UDP encapsulation key:', e, flush=True)
+
+print('# static keys pinned:', ' '.join(held) or 'none', flush=True)
+while True:
+    time.sleep(3600)
