@@ -16,13 +16,15 @@
 import socket
 import time
 
+# Not all of these are exported by Python's socket module (x86 values).
+SO_TIMESTAMP = 29
 UDP_ENCAP = 100
 UDP_ENCAP_ESPINUDP = 2
 
 held = []
 try:
     ts = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    ts.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMP, 1)
+    ts.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMP, 1)
     held.append('timestamps')
 except OSError as e:
     print('cannot pin the timestamp key:', e, flush=True)
