@@ -95,6 +95,19 @@ void ovpn_nl_post_doit(const struct genl_split_ops *ops, struct sk_buff *skb,
 		netdev_put(ovpn->dev, ovpn_nl_tracker(info));
 }
 
+/* Parse the PEER nest of a request with the command's @policy. */
+static int ovpn_nl_parse_peer(struct genl_info *info,
+			      const struct nla_policy *policy,
+			      struct nlattr **attrs)
+{
+	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_PEER)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing peer");
+		return -EINVAL;
+	}
+	return nla_parse_nested(attrs, OVPN_A_PEER_MAX,
+				info->attrs[OVPN_A_PEER], policy, info->extack);
+}
+
 /* Resolve the peer a request names; the caller puts it. */
 static struct ovpn_peer *ovpn_nl_peer_lookup(struct ovpn_priv *ovpn,
 					     struct genl_info *info,
@@ -226,6 +239,13 @@ static struct ovpn_bind *ovpn_nl_peer_bind(struct genl_info *info,
 	return bind;
 }
 
+/* A deprecated IPv4-compatible address, ::a.b.c.d (not :: or ::1). */
+static bool ovpn_ipv6_v4compat(const struct in6_addr *a)
+{
+	return !a->s6_addr32[0] && !a->s6_addr32[1] && !a->s6_addr32[2] &&
+	       ntohl(a->s6_addr32[3]) > 1;
+}
+
 /*
  * A VPN address names one peer: it must be a unicast address.  The
  * unspecified address is refused, except where it clears an address
@@ -253,8 +273,7 @@ static int ovpn_nl_check_vpn_addrs(struct genl_info *info,
 		ip6 = nla_get_in6_addr(a6);
 		if (ipv6_addr_any(&ip6) ? !clears :
 		    ipv6_addr_loopback(&ip6) || ipv6_addr_is_multicast(&ip6) ||
-		    ipv6_addr_v4mapped(&ip6) ||
-		    (ipv6_addr_type(&ip6) & IPV6_ADDR_COMPATv4)) {
+		    ipv6_addr_v4mapped(&ip6) || ovpn_ipv6_v4compat(&ip6)) {
 			NL_SET_ERR_MSG_ATTR(info->extack, a6,
 					    "not a unicast VPN IPv6 address");
 			return -EINVAL;
@@ -347,12 +366,7 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 	bool has_vpn;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_PEER)) {
-		NL_SET_ERR_MSG_MOD(info->extack, "missing peer");
-		return -EINVAL;
-	}
-	ret = nla_parse_nested(attrs, OVPN_A_PEER_MAX, info->attrs[OVPN_A_PEER],
-			       ovpn_peer_new_input_nl_policy, info->extack);
+	ret = ovpn_nl_parse_peer(info, ovpn_peer_new_input_nl_policy, attrs);
 	if (ret)
 		return ret;
 	ret = ovpn_nl_peer_precheck(ovpn, info, attrs) ?:
@@ -451,12 +465,7 @@ int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct in_addr ip4;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_PEER)) {
-		NL_SET_ERR_MSG_MOD(info->extack, "missing peer");
-		return -EINVAL;
-	}
-	ret = nla_parse_nested(attrs, OVPN_A_PEER_MAX, info->attrs[OVPN_A_PEER],
-			       ovpn_peer_set_input_nl_policy, info->extack);
+	ret = ovpn_nl_parse_peer(info, ovpn_peer_set_input_nl_policy, attrs);
 	if (ret)
 		return ret;
 	ret = ovpn_nl_peer_precheck(ovpn, info, attrs) ?:
@@ -630,12 +639,7 @@ int ovpn_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int ret, i;
 
-	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_PEER)) {
-		NL_SET_ERR_MSG_MOD(info->extack, "missing peer");
-		return -EINVAL;
-	}
-	ret = nla_parse_nested(attrs, OVPN_A_PEER_MAX, info->attrs[OVPN_A_PEER],
-			       ovpn_peer_nl_policy, info->extack);
+	ret = ovpn_nl_parse_peer(info, ovpn_peer_nl_policy, attrs);
 	if (ret)
 		return ret;
 	for (i = 1; i <= OVPN_A_PEER_MAX; i++) {
@@ -782,12 +786,7 @@ int ovpn_nl_peer_del_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ovpn_peer *peer;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_PEER)) {
-		NL_SET_ERR_MSG_MOD(info->extack, "missing peer");
-		return -EINVAL;
-	}
-	ret = nla_parse_nested(attrs, OVPN_A_PEER_MAX, info->attrs[OVPN_A_PEER],
-			       ovpn_peer_del_input_nl_policy, info->extack);
+	ret = ovpn_nl_parse_peer(info, ovpn_peer_del_input_nl_policy, attrs);
 	if (ret)
 		return ret;
 	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[OVPN_A_PEER], attrs,

@@ -101,6 +101,9 @@ peer_new_inconsistent()
 		2:ip:10.0.0.2 8:ip:5.5.5.3 end
 	expect_err EINVAL raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 \
 		$REMOTE 8:ip:5.5.5.3 13:u32:10 end
+	# Local and remote addresses of different families.
+	expect_err EINVAL raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 \
+		$REMOTE 11:ip:fd00::1 8:ip:5.5.5.3 end
 	# VPN addresses belong to MP devices.
 	expect_err EINVAL raw peer_new ifname ovp nest:2 1:u32:2 6:sock:udp4 \
 		$REMOTE 8:ip:5.5.5.3 end

@@ -327,15 +327,27 @@ delete_under_traffic()
 	expect_err ENOENT in_srv "$OVPN_CLI" get_peer tun0 1
 }
 
-# The server expires client 3, which stays silent.
+# The server sends keepalives to client 3 every second and expires it
+# after 3 s of silence.  Client 3 receives them as link traffic only: a
+# keepalive is consumed, never delivered.
 keepalive_expiry_mp()
 {
-	local log=$TMPDIR/ka-mp.log
+	local log=$TMPDIR/ka-mp.log before after
 
+	before=$(in_c 3 "$OVPN_CLI" get_peer tun3 13)
 	ntf_listen "$log" 1 in_srv
 	in_srv "$OVPN_CLI" set_peer tun0 3 keepalive 1 3
 	ntf_wait "$log" '^ntf peer_del .* id=3 reason=expired' ||
 		fail "no expiry notification for peer 3"
+	after=$(in_c 3 "$OVPN_CLI" get_peer tun3 13)
+	echo "client 3 before: $before"
+	echo "client 3 after:  $after"
+	[ $(($(peer_field link_rx_packets <<<"$after") - \
+	     $(peer_field link_rx_packets <<<"$before"))) -ge 2 ] ||
+		fail "client 3 got fewer than 2 keepalives"
+	expect_eq "keepalives delivered to the stack" \
+		"$(peer_field vpn_rx_packets <<<"$before")" \
+		"$(peer_field vpn_rx_packets <<<"$after")"
 }
 
 # Client 1 lost its server (deleted above): its own peer expires.
