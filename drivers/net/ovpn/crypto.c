@@ -204,32 +204,28 @@ void ovpn_crypto_key_swap(struct ovpn_crypto_state *cs)
 }
 
 /**
- * ovpn_crypto_key_kill_by_id - remove the key with a given key id
+ * ovpn_crypto_key_kill_exhausted - remove a key that ran out of packet ids
  * @cs: the crypto state
- * @key_id: the key id
+ * @exhausted: the key slot that could not give another packet id
  *
- * Used when a key ran out of packet ids.  The primary slot is looked at
- * first, as the key that encrypts is normally there; only one slot is
- * emptied even if, oddly, both carry @key_id.
+ * The slot is looked up by identity, not by key id: by the time the
+ * failed packet gets here, userspace may have installed a new key with
+ * the same id, which must survive.
  *
  * Context: process or softirq (not hard interrupt).
- * Return: true if a key was found and removed.
+ * Return: true if the key was still installed and is now removed.
  */
-bool ovpn_crypto_key_kill_by_id(struct ovpn_crypto_state *cs, u8 key_id)
+bool ovpn_crypto_key_kill_exhausted(struct ovpn_crypto_state *cs,
+				    struct ovpn_crypto_key_slot *exhausted)
 {
 	struct ovpn_crypto_key_slot *ks = NULL;
-	unsigned int i, idx;
+	unsigned int i;
 
 	spin_lock_bh(&cs->lock);
 	for (i = 0; i < ARRAY_SIZE(cs->slots); i++) {
-		struct ovpn_crypto_key_slot *cur;
-
-		idx = ovpn_crypto_slot_idx(cs->primary_idx, i);
-		cur = rcu_dereference_protected(cs->slots[idx],
-						lockdep_is_held(&cs->lock));
-		if (cur && cur->key_id == key_id) {
-			RCU_INIT_POINTER(cs->slots[idx], NULL);
-			ks = cur;
+		if (rcu_access_pointer(cs->slots[i]) == exhausted) {
+			RCU_INIT_POINTER(cs->slots[i], NULL);
+			ks = exhausted;
 			break;
 		}
 	}

@@ -114,7 +114,8 @@ int __must_check ovpn_crypto_key_install(struct ovpn_crypto_state *cs,
 bool ovpn_crypto_key_delete(struct ovpn_crypto_state *cs,
 			    enum ovpn_key_slot slot);
 void ovpn_crypto_key_swap(struct ovpn_crypto_state *cs);
-bool ovpn_crypto_key_kill_by_id(struct ovpn_crypto_state *cs, u8 key_id);
+bool ovpn_crypto_key_kill_exhausted(struct ovpn_crypto_state *cs,
+				    struct ovpn_crypto_key_slot *exhausted);
 int ovpn_crypto_key_get_info(struct ovpn_crypto_state *cs,
 			     enum ovpn_key_slot slot,
 			     enum ovpn_cipher_alg *alg, u8 *key_id);

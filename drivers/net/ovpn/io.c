@@ -208,7 +208,7 @@ void ovpn_encrypt_post(void *data, int ret)
 
 	if (unlikely(ret == -ERANGE)) {
 		/* Packet ids exhausted: this key must never encrypt again. */
-		if (ovpn_crypto_key_kill_by_id(&peer->crypto, cb->ks->key_id))
+		if (ovpn_crypto_key_kill_exhausted(&peer->crypto, cb->ks))
 			ovpn_nl_key_swap_notify(peer, cb->ks->key_id);
 	}
 	if (unlikely(ret)) {
