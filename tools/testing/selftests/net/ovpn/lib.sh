@@ -160,13 +160,39 @@ start_ready()
 	shift
 	"$@" >"$log" 2>&1 &
 	echo $! >>"$OVPN_PIDS"
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		grep -q '^READY' "$log" && return 0
 		grep -q '^ERR' "$log" && break
 		sleep 0.1
 	done
 	cat "$log"
 	return 1
+}
+
+# ntf_listen LOG COUNT PREFIX...: collect COUNT notifications in the
+# background with "PREFIX ovpn-cli listen_mcast", once it listens.
+ntf_listen()
+{
+	local log=$1 count=$2
+
+	shift 2
+	"$@" "$OVPN_CLI" listen_mcast 20 count "$count" >"$log" &
+	echo $! >"$log.pid"
+	# Readiness, not a fixed delay: under emulation a start can be slow.
+	for _ in $(seq 300); do
+		grep -q READY "$log" && return 0
+		sleep 0.1
+	done
+	echo "listener not ready"
+	return 1
+}
+
+# ntf_wait LOG PATTERN: the listener got a notification matching PATTERN.
+ntf_wait()
+{
+	wait "$(cat "$1.pid")"
+	cat "$1"
+	grep -q "$2" "$1"
 }
 
 # kill_started: stop everything start_ready started.  A COMMAND that is a

@@ -129,7 +129,7 @@ replayed_packet()
 	in_srv timeout 20 tcpdump -nni veth1 -c 3 -w "$cap" \
 		"udp dst port 1194 and udp[8] = 0x49" >"$TMPDIR/tcpdump.log" 2>&1 &
 	echo $! >"$TMPDIR/tcpdump.pid"
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		grep -q 'listening on' "$TMPDIR/tcpdump.log" && break
 		sleep 0.1
 	done

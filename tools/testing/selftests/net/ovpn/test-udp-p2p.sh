@@ -92,13 +92,9 @@ socket_closed_under_module()
 {
 	local log=$TMPDIR/ntf.log
 
-	in_b "$OVPN_CLI" listen_mcast 20 count 1 >"$log" &
-	echo $! >"$log.pid"
-	for _ in $(seq 50); do grep -q READY "$log" && break; sleep 0.1; done
+	ntf_listen "$log" 1 in_b
 	kill_started
-	wait "$(cat "$log.pid")"
-	cat "$log"
-	grep -q '^ntf peer_del .* id=1 reason=transport_disconnect' "$log" ||
+	ntf_wait "$log" '^ntf peer_del .* id=1 reason=transport_disconnect' ||
 		fail "no transport_disconnect notification"
 	expect_err ENOENT in_b "$OVPN_CLI" get_peer tun-b 1
 	expect_eq "carrier without a peer" 0 \

@@ -138,30 +138,6 @@ ping_large()
 	done
 }
 
-# ntf_listen LOG COUNT PREFIX...: collect COUNT notifications in the
-# background with "PREFIX ovpn-cli listen_mcast", once it listens.
-ntf_listen()
-{
-	local log=$1 count=$2
-
-	shift 2
-	"$@" "$OVPN_CLI" listen_mcast 20 count "$count" >"$log" &
-	echo $! >"$log.pid"
-	for _ in $(seq 50); do
-		grep -q READY "$log" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# ntf_wait LOG PATTERN: the listener got a notification matching PATTERN.
-ntf_wait()
-{
-	wait "$(cat "$1.pid")"
-	cat "$1"
-	grep -q "$2" "$1"
-}
-
 peer_field()
 {
 	sed -n "s/.* $1=\([^ ]*\).*/\1/p"
@@ -227,7 +203,7 @@ capture_start()
 	in_c "$c" timeout 20 tcpdump -nni eth0 -c 1 \
 		"udp and udp[8:4] = $word" >"$log" 2>&1 &
 	echo $! >"$log.pid"
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		grep -q 'listening on' "$log" && return 0
 		sleep 0.1
 	done
