@@ -313,6 +313,22 @@ static bool ovpn_nl_peer_vpn_addrs(struct nlattr **attrs, struct in_addr *ip4,
 	return attrs[OVPN_A_PEER_VPN_IPV4] || attrs[OVPN_A_PEER_VPN_IPV6];
 }
 
+/* Is the descriptor a PEER_NEW names a TCP socket? */
+static bool ovpn_nl_socket_is_tcp(struct nlattr *attr)
+{
+	struct socket *sock;
+	bool tcp;
+	int err;
+
+	sock = sockfd_lookup(nla_get_u32(attr), &err);
+	if (!sock)
+		return false;
+	tcp = sock->sk && sock->sk->sk_protocol == IPPROTO_TCP &&
+	      sock->sk->sk_type == SOCK_STREAM;
+	sockfd_put(sock);
+	return tcp;
+}
+
 /* Take the socket a PEER_NEW names and attach it; no reference kept. */
 static struct ovpn_socket *ovpn_nl_peer_socket(struct ovpn_priv *ovpn,
 					       struct genl_info *info,
@@ -377,6 +393,13 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 			      OVPN_A_PEER_SOCKET)) {
 		NL_SET_ERR_MSG_MOD(info->extack, "missing socket");
 		return -EINVAL;
+	}
+
+	/* Until the TCP transport lands, say so rather than "not UDP". */
+	if (ovpn_nl_socket_is_tcp(attrs[OVPN_A_PEER_SOCKET])) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_SOCKET],
+				    "TCP transport is not supported yet");
+		return -EOPNOTSUPP;
 	}
 
 	peer = ovpn_peer_new(ovpn, nla_get_u32(attrs[OVPN_A_PEER_ID]));

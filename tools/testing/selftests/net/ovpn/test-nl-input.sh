@@ -116,9 +116,14 @@ peer_new_bad_socket()
 {
 	local kind
 
-	for kind in tcp4 tcp4-listen unix closed; do
+	for kind in unix closed; do
 		expect_err ENOTSOCK raw peer_new ifname ovm nest:2 1:u32:2 \
 			6:sock:$kind $REMOTE 8:ip:5.5.5.3 end
+	done
+	# TCP is refused as such until the TCP transport exists.
+	for kind in tcp4 tcp4-listen tcp4-connected; do
+		expect_err EOPNOTSUPP raw peer_new ifname ovm nest:2 1:u32:2 \
+			6:sock:$kind 8:ip:5.5.5.3 end
 	done
 	expect_err ENOTSOCK raw peer_new ifname ovm nest:2 1:u32:2 \
 		6:u32:99999 $REMOTE 8:ip:5.5.5.3 end
@@ -213,6 +218,8 @@ key_get_swap_del_bad()
 
 ovpn_require
 ip netns add "$NS"
+# tcp4-connected sockets connect over the loopback.
+ip -n "$NS" link set lo up
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovm mp >/dev/null || exit 1
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovp p2p >/dev/null || exit 1
 
