@@ -6,7 +6,8 @@
 #
 #                       +-- veth 10.10.1.1/24 == 10.10.1.2 -- ns c1: tun1 (P2P)
 #   ns srv: tun0 (MP) --+-- veth 10.10.2.1/24 == 10.10.2.2 -- ns c2: tun2 (P2P)
-#   one UDP socket :1   +-- veth fd00:3::1/64 == fd00:3::2 -- ns c3: tun3 (P2P)
+#   one UDP socket :1194+-- veth fd00:3::1/64 == fd00:3::2 -- ns c3: tun3 (P2P)
+#                       +-- veth fd00:4::1/64 == fd00:4::2 -- ns c4: tun4 (P2P)
 #
 #   VPN: server 5.5.5.1, client N 5.5.5.(N+1); fd00:5::1, fd00:5::(N+1)
 #   peer ids: server knows client N as N; clients send with tx_id N and
@@ -17,7 +18,7 @@ source "$(dirname "$0")/lib.sh"
 ALG=${OVPN_ALG:-aes256}
 KEY=$OVPN_DIR/key.hex
 SRV=ovpn-srv-$$
-CLIENTS="1 2 3"
+CLIENTS="1 2 3 4"
 SRV_PORT=1194
 TMPDIR=$(mktemp -d)
 OVPN_PIDS=$TMPDIR/pids
@@ -43,7 +44,7 @@ in_c() { local c=$1; shift; ip netns exec "$(ns "$c")" "$@"; }
 client_transport()
 {
 	case $1 in
-	3) echo "fd00:3::2 fd00:3::1" ;;
+	3|4) echo "fd00:$1::2 fd00:$1::1" ;;
 	*) echo "10.10.$1.2 10.10.$1.1" ;;
 	esac
 }
@@ -66,7 +67,7 @@ setup_topology()
 		ip link add "veth$c" netns "$SRV" type veth peer name eth0 \
 			netns "$(ns "$c")"
 		read -r caddr saddr <<<"$(client_transport "$c")"
-		if [ "$c" = 3 ]; then
+		if [ "$c" -ge 3 ]; then
 			in_srv ip addr add "$saddr/64" dev "veth$c" nodad
 			in_c "$c" ip addr add "$caddr/64" dev eth0 nodad
 		else
@@ -132,9 +133,10 @@ ping_large()
 {
 	local c
 
-	# 3000-byte inner packets: fragmented before encryption.
+	# Floods of 3000-byte inner packets, larger than the MTU: fragmented
+	# before encryption.  Every reply must arrive.
 	for c in $CLIENTS; do
-		in_c "$c" ping -q -c 3 -i 0.2 -W 2 -s 3000 5.5.5.1
+		in_c "$c" ping -q -f -c 50 -w 30 -s 3000 5.5.5.1
 	done
 }
 
@@ -171,7 +173,7 @@ dump_lists_all_peers()
 
 	out=$(in_srv "$OVPN_CLI" get_peer tun0)
 	echo "$out"
-	expect_eq "peers in dump" 3 "$(grep -c '^peer ' <<<"$out")"
+	expect_eq "peers in dump" 4 "$(grep -c '^peer ' <<<"$out")"
 	grep -q ' id=3 .*remote=\[fd00:3::2\]:2003' <<<"$out" ||
 		fail "IPv6 peer not reported with its endpoint"
 	grep -q ' id=1 tx_id=11 ' <<<"$out" || fail "tx_id of peer 1"
