@@ -121,6 +121,23 @@ static struct ovpn_peer *ovpn_nl_peer_lookup(struct ovpn_priv *ovpn,
 	return peer;
 }
 
+/* The peer a PEER_* request names by its mandatory id; the caller puts it. */
+static struct ovpn_peer *ovpn_nl_peer_by_id(struct ovpn_priv *ovpn,
+					    struct genl_info *info,
+					    struct nlattr **attrs)
+{
+	struct ovpn_peer *peer;
+
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[OVPN_A_PEER], attrs,
+			      OVPN_A_PEER_ID)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing peer id");
+		return ERR_PTR(-EINVAL);
+	}
+	peer = ovpn_nl_peer_lookup(ovpn, info, info->attrs[OVPN_A_PEER],
+				   nla_get_u32(attrs[OVPN_A_PEER_ID]));
+	return peer ?: ERR_PTR(-ENOENT);
+}
+
 /* Checks shared by PEER_NEW and PEER_SET on the peer nest. */
 static int ovpn_nl_peer_precheck(struct ovpn_priv *ovpn,
 				 struct genl_info *info, struct nlattr **attrs)
@@ -496,10 +513,9 @@ int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		return ret;
 
-	peer = ovpn_nl_peer_lookup(ovpn, info, info->attrs[OVPN_A_PEER],
-				   nla_get_u32(attrs[OVPN_A_PEER_ID]));
-	if (!peer)
-		return -ENOENT;
+	peer = ovpn_nl_peer_by_id(ovpn, info, attrs);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
 
 	bind = ovpn_nl_peer_bind(info, attrs);
 	if (IS_ERR(bind)) {
@@ -672,16 +688,9 @@ int ovpn_nl_peer_get_doit(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		}
 	}
-	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[OVPN_A_PEER], attrs,
-			      OVPN_A_PEER_ID)) {
-		NL_SET_ERR_MSG_MOD(info->extack, "missing peer id");
-		return -EINVAL;
-	}
-
-	peer = ovpn_nl_peer_lookup(ovpn, info, info->attrs[OVPN_A_PEER],
-				   nla_get_u32(attrs[OVPN_A_PEER_ID]));
-	if (!peer)
-		return -ENOENT;
+	peer = ovpn_nl_peer_by_id(ovpn, info, attrs);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
 
 	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg) {
@@ -812,16 +821,9 @@ int ovpn_nl_peer_del_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = ovpn_nl_parse_peer(info, ovpn_peer_del_input_nl_policy, attrs);
 	if (ret)
 		return ret;
-	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[OVPN_A_PEER], attrs,
-			      OVPN_A_PEER_ID)) {
-		NL_SET_ERR_MSG_MOD(info->extack, "missing peer id");
-		return -EINVAL;
-	}
-
-	peer = ovpn_nl_peer_lookup(ovpn, info, info->attrs[OVPN_A_PEER],
-				   nla_get_u32(attrs[OVPN_A_PEER_ID]));
-	if (!peer)
-		return -ENOENT;
+	peer = ovpn_nl_peer_by_id(ovpn, info, attrs);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
 	ret = ovpn_peer_del(peer, OVPN_DEL_PEER_REASON_USERSPACE);
 	if (ret)
 		NL_SET_ERR_MSG_MOD(info->extack, "peer removed meanwhile");

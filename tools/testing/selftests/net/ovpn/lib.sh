@@ -51,6 +51,7 @@ run_test()
 		ktap_failed=$((ktap_failed + 1))
 		echo "not ok $ktap_n $name"
 		echo "$out" | ktap_diag
+		echo "# $name: exit status $rc"
 	fi
 }
 
@@ -201,9 +202,11 @@ kill_started()
 {
 	local pid
 
+	# Either may be gone already (the subshell ends with its child): not
+	# an error, also under errexit.
 	for pid in $(cat "$OVPN_PIDS" 2>/dev/null); do
-		pkill -TERM -P "$pid" 2>/dev/null
-		kill "$pid" 2>/dev/null
+		pkill -TERM -P "$pid" 2>/dev/null || true
+		kill "$pid" 2>/dev/null || true
 	done
 	: >"$OVPN_PIDS"
 }
