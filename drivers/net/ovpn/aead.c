@@ -77,6 +77,33 @@ static struct aead_request *ovpn_aead_tmp_alloc(struct crypto_aead *tfm,
 }
 
 /*
+ * What encryption and decryption both need first: the AEAD works in
+ * place, so the data must be ours alone, and the packet's single
+ * allocation, recorded in the control block for the post function to
+ * free.  @nsg receives the scatterlist's size (fragments, AAD, tag).
+ */
+static struct aead_request *ovpn_aead_prepare(struct sk_buff *skb,
+					      struct crypto_aead *tfm,
+					      struct scatterlist **sg,
+					      int *nsg, u8 **iv)
+{
+	struct sk_buff *trailer;
+	struct aead_request *req;
+	int nfrags;
+
+	nfrags = skb_cow_data(skb, 0, &trailer);
+	if (unlikely(nfrags < 0))
+		return ERR_PTR(nfrags);
+
+	*nsg = nfrags + 2;
+	req = ovpn_aead_tmp_alloc(tfm, *nsg, sg, iv);
+	if (unlikely(!req))
+		return ERR_PTR(-ENOMEM);
+	ovpn_skb_cb(skb)->crypto_tmp = req;
+	return req;
+}
+
+/*
  * Fill @sg (room for @nsg entries, nsg >= 2 + what skb_cow_data()
  * counted) with the layout described at the top of this file, for @len
  * bytes of text starting at OVPN_DATA_OVERHEAD.  The header must be in
@@ -124,10 +151,9 @@ int ovpn_aead_encrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct crypto_aead *tfm = ks->encrypt;
 	struct aead_request *req;
-	struct sk_buff *trailer;
 	struct scatterlist *sg;
 	unsigned int len;
-	int nfrags, ret;
+	int nsg, ret;
 	u32 pktid;
 	u8 *iv;
 
@@ -144,15 +170,9 @@ int ovpn_aead_encrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 	if (unlikely(skb_cow_head(skb, OVPN_HEAD_ROOM)))
 		return -ENOMEM;
 
-	/* The AEAD writes in place: the data must be ours alone. */
-	nfrags = skb_cow_data(skb, 0, &trailer);
-	if (unlikely(nfrags < 0))
-		return nfrags;
-
-	req = ovpn_aead_tmp_alloc(tfm, nfrags + 2, &sg, &iv);
-	if (unlikely(!req))
-		return -ENOMEM;
-	cb->crypto_tmp = req;
+	req = ovpn_aead_prepare(skb, tfm, &sg, &nsg, &iv);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
 
 	len = skb->len;
 	__skb_push(skb, OVPN_DATA_OVERHEAD);
@@ -164,7 +184,7 @@ int ovpn_aead_encrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 	memcpy(iv, skb->data + OVPN_OPCODE_SIZE, OVPN_PKTID_SIZE);
 	memcpy(iv + OVPN_PKTID_SIZE, ks->nonce_tail_xmit, OVPN_NONCE_TAIL_SIZE);
 
-	ret = ovpn_aead_map(skb, sg, nfrags + 2, len);
+	ret = ovpn_aead_map(skb, sg, nsg, len);
 	if (unlikely(ret))
 		return ret;
 
@@ -203,10 +223,9 @@ int ovpn_aead_decrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct crypto_aead *tfm = ks->decrypt;
 	struct aead_request *req;
-	struct sk_buff *trailer;
 	struct scatterlist *sg;
 	unsigned int len;
-	int nfrags, ret;
+	int nsg, ret;
 	u8 *iv;
 
 	cb->crypto_tmp = NULL;
@@ -220,21 +239,15 @@ int ovpn_aead_decrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 	if (unlikely(!pskb_may_pull(skb, OVPN_DATA_OVERHEAD)))
 		return -ENOMEM;
 
-	/* Decryption writes in place: the data must be ours alone. */
-	nfrags = skb_cow_data(skb, 0, &trailer);
-	if (unlikely(nfrags < 0))
-		return nfrags;
-
-	req = ovpn_aead_tmp_alloc(tfm, nfrags + 2, &sg, &iv);
-	if (unlikely(!req))
-		return -ENOMEM;
-	cb->crypto_tmp = req;
+	req = ovpn_aead_prepare(skb, tfm, &sg, &nsg, &iv);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
 
 	/* skb_cow_data() may have moved the data: read the header now. */
 	memcpy(iv, skb->data + OVPN_OPCODE_SIZE, OVPN_PKTID_SIZE);
 	memcpy(iv + OVPN_PKTID_SIZE, ks->nonce_tail_recv, OVPN_NONCE_TAIL_SIZE);
 
-	ret = ovpn_aead_map(skb, sg, nfrags + 2, len);
+	ret = ovpn_aead_map(skb, sg, nsg, len);
 	if (unlikely(ret))
 		return ret;
 
