@@ -28,6 +28,7 @@
 #include "proto.h"
 #include "skb.h"
 #include "socket.h"
+#include "tcp.h"
 #include "udp.h"
 
 /* The IP version of the packet at skb->data, as an ethertype; 0 if none. */
@@ -225,7 +226,10 @@ void ovpn_encrypt_post(void *data, int ret)
 	cb->crypto_tmp = NULL;
 	ovpn_crypto_key_slot_put(cb->ks);
 	cb->ks = NULL;
-	ovpn_udp_send_skb(peer, skb);
+	if (ovpn_socket_is_tcp(peer->sock))
+		ovpn_tcp_send_skb(peer, skb);
+	else
+		ovpn_udp_send_skb(peer, skb);
 	ovpn_peer_put(peer);
 }
 

@@ -330,56 +330,86 @@ static bool ovpn_nl_peer_vpn_addrs(struct nlattr **attrs, struct in_addr *ip4,
 	return attrs[OVPN_A_PEER_VPN_IPV4] || attrs[OVPN_A_PEER_VPN_IPV6];
 }
 
-/* Is the descriptor a PEER_NEW names a TCP socket? */
-static bool ovpn_nl_socket_is_tcp(struct nlattr *attr)
+/* The socket a PEER_NEW names, held until the request is done. */
+static struct socket *ovpn_nl_peer_sockfd(struct genl_info *info,
+					  struct nlattr *attr)
 {
 	struct socket *sock;
-	bool tcp;
 	int err;
 
 	sock = sockfd_lookup(nla_get_u32(attr), &err);
 	if (!sock)
-		return false;
-	tcp = sock->sk && sock->sk->sk_protocol == IPPROTO_TCP &&
-	      sock->sk->sk_type == SOCK_STREAM;
-	sockfd_put(sock);
-	return tcp;
-}
-
-/* Take the socket a PEER_NEW names and attach it; no reference kept. */
-static struct ovpn_socket *ovpn_nl_peer_socket(struct ovpn_priv *ovpn,
-					       struct genl_info *info,
-					       struct nlattr *attr)
-{
-	struct ovpn_socket *ovpn_sock;
-	struct socket *sock;
-	int err;
-
-	sock = sockfd_lookup(nla_get_u32(attr), &err);
-	if (!sock) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attr,
 				    "not a socket descriptor");
-		return ERR_PTR(-ENOTSOCK);
-	}
+	return sock;
+}
 
-	ovpn_sock = ovpn_socket_attach(ovpn, sock);
-	sockfd_put(sock);
-	if (IS_ERR(ovpn_sock)) {
-		switch (PTR_ERR(ovpn_sock)) {
-		case -EPROTONOSUPPORT:
-			NL_SET_ERR_MSG_ATTR(info->extack, attr,
-					    "socket is not UDP");
-			return ERR_PTR(-ENOTSOCK);
-		case -EBUSY:
-			NL_SET_ERR_MSG_ATTR(info->extack, attr,
-					    "socket is used by another device or protocol");
-			return ERR_PTR(-EBUSY);
-		default:
-			NL_SET_ERR_MSG_ATTR(info->extack, attr,
-					    "cannot attach to the socket");
-		}
+static bool ovpn_nl_sock_is_tcp(const struct socket *sock)
+{
+	return sock->sk && sock->sk->sk_protocol == IPPROTO_TCP &&
+	       sock->sk->sk_type == SOCK_STREAM;
+}
+
+/* Attach the socket of a new peer; the reference it gives is the peer's. */
+static struct ovpn_socket *ovpn_nl_peer_socket(struct ovpn_priv *ovpn,
+					       struct genl_info *info,
+					       struct nlattr *attr,
+					       struct socket *sock,
+					       struct ovpn_peer *peer)
+{
+	struct ovpn_socket *ovpn_sock;
+
+	ovpn_sock = ovpn_socket_attach(ovpn, sock, peer);
+	if (!IS_ERR(ovpn_sock))
+		return ovpn_sock;
+
+	switch (PTR_ERR(ovpn_sock)) {
+	case -EPROTONOSUPPORT:
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "socket is neither UDP nor TCP");
+		return ERR_PTR(-ENOTSOCK);
+	case -ENOTCONN:
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "TCP socket is not connected");
+		break;
+	case -EBUSY:
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "socket is used by another peer, device or protocol");
+		break;
+	default:
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "cannot attach to the socket");
 	}
 	return ovpn_sock;
+}
+
+/*
+ * The remote endpoint of a new peer: required with UDP, refused with TCP
+ * (the connected socket is the endpoint).  Return: the bind (NULL for TCP)
+ * or an ERR_PTR, with an extack message.
+ */
+static struct ovpn_bind *ovpn_nl_peer_new_bind(struct genl_info *info,
+					       struct nlattr **attrs, bool tcp)
+{
+	struct ovpn_bind *bind;
+
+	bind = ovpn_nl_peer_bind(info, attrs);
+	if (IS_ERR(bind))
+		return bind;
+	if (tcp && bind) {
+		kfree(bind);
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "a TCP peer takes no remote address: its socket is connected");
+		return ERR_PTR(-EINVAL);
+	}
+	if (!tcp && !bind) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "a UDP peer needs a remote address and port");
+		NL_SET_ERR_ATTR_MISS(info->extack, info->attrs[OVPN_A_PEER],
+				     OVPN_A_PEER_REMOTE_IPV4);
+		return ERR_PTR(-EINVAL);
+	}
+	return bind;
 }
 
 /**
@@ -396,6 +426,7 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ovpn_socket *ovpn_sock;
 	struct ovpn_peer *peer;
 	struct ovpn_bind *bind;
+	struct socket *sock;
 	bool has_vpn;
 	int ret;
 
@@ -412,17 +443,15 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
-	/* Until the TCP transport lands, say so rather than "not UDP". */
-	if (ovpn_nl_socket_is_tcp(attrs[OVPN_A_PEER_SOCKET])) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_SOCKET],
-				    "TCP transport is not supported yet");
-		return -EOPNOTSUPP;
-	}
+	sock = ovpn_nl_peer_sockfd(info, attrs[OVPN_A_PEER_SOCKET]);
+	if (!sock)
+		return -ENOTSOCK;
 
 	peer = ovpn_peer_new(ovpn, nla_get_u32(attrs[OVPN_A_PEER_ID]));
 	if (IS_ERR(peer)) {
 		NL_SET_ERR_MSG_MOD(info->extack, "cannot create the peer");
-		return PTR_ERR(peer);
+		ret = PTR_ERR(peer);
+		goto out;
 	}
 	has_vpn = ovpn_nl_peer_vpn_addrs(attrs, &peer->vpn_addrs.ipv4,
 					 &peer->vpn_addrs.ipv6);
@@ -435,23 +464,16 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 	if (attrs[OVPN_A_PEER_TX_ID])
 		peer->tx_id = nla_get_u32(attrs[OVPN_A_PEER_TX_ID]);
 
-	bind = ovpn_nl_peer_bind(info, attrs);
+	bind = ovpn_nl_peer_new_bind(info, attrs, ovpn_nl_sock_is_tcp(sock));
 	if (IS_ERR(bind)) {
 		ret = PTR_ERR(bind);
-		goto discard;
-	}
-	if (!bind) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "a UDP peer needs a remote address and port");
-		NL_SET_ERR_ATTR_MISS(info->extack, info->attrs[OVPN_A_PEER],
-				     OVPN_A_PEER_REMOTE_IPV4);
-		ret = -EINVAL;
 		goto discard;
 	}
 	/* Not published yet: no lock, no grace period needed. */
 	rcu_assign_pointer(peer->bind, bind);
 
-	ovpn_sock = ovpn_nl_peer_socket(ovpn, info, attrs[OVPN_A_PEER_SOCKET]);
+	ovpn_sock = ovpn_nl_peer_socket(ovpn, info, attrs[OVPN_A_PEER_SOCKET],
+					sock, peer);
 	if (IS_ERR(ovpn_sock)) {
 		ret = PTR_ERR(ovpn_sock);
 		goto discard;
@@ -466,8 +488,14 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 			nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_TIMEOUT]);
 	}
 
+	/*
+	 * Once published the peer may be removed and released at any time:
+	 * hold it until its socket is started.
+	 */
+	ovpn_peer_hold(peer);
 	ret = ovpn_peer_add(ovpn, peer);
 	if (ret) {
+		ovpn_peer_put(peer);
 		if (ret == -EEXIST)
 			NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_ID],
 					    "a peer with this id exists already");
@@ -478,12 +506,16 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 					   "the device is going away");
 		goto discard;
 	}
+	ovpn_socket_start(ovpn_sock);
 	if (peer->keepalive_interval || peer->keepalive_timeout)
 		mod_delayed_work(ovpn_wq, &ovpn->keepalive_work, 0);
-	return 0;
+	ovpn_peer_put(peer);
+	goto out;
 
 discard:
 	ovpn_peer_discard(peer);
+out:
+	sockfd_put(sock);
 	return ret;
 }
 

@@ -25,9 +25,10 @@ static void ovpn_peer_release_work(struct work_struct *work)
 	struct ovpn_peer *peer = container_of(to_rcu_work(work),
 					      struct ovpn_peer, release_work);
 
-	ovpn_crypto_state_release(&peer->crypto);
+	/* First: a TCP socket's hooks use the peer until it is detached. */
 	if (peer->sock)
-		ovpn_socket_put(peer->sock);
+		ovpn_socket_release_peer(peer->sock);
+	ovpn_crypto_state_release(&peer->crypto);
 	/* Nobody can replace the bind of a peer nobody holds. */
 	kfree(rcu_dereference_protected(peer->bind, true));
 	dst_cache_destroy(&peer->dst_cache);

@@ -12,6 +12,7 @@
 #include "main.h"
 #include "ovpnpriv.h"
 #include "socket.h"
+#include "tcp.h"
 #include "udp.h"
 
 static void ovpn_socket_release_work(struct work_struct *work)
@@ -20,6 +21,8 @@ static void ovpn_socket_release_work(struct work_struct *work)
 						     struct ovpn_socket,
 						     release_work);
 
+	if (ovpn_socket_is_tcp(ovpn_sock))
+		ovpn_tcp_release(ovpn_sock);
 	sock_put(ovpn_sock->sk);
 	netdev_put(ovpn_sock->ovpn->dev, NULL);
 	percpu_ref_exit(&ovpn_sock->ref);
@@ -40,12 +43,25 @@ static void ovpn_socket_release(struct percpu_ref *ref)
 	queue_rcu_work(ovpn_wq, &ovpn_sock->release_work);
 }
 
+static bool ovpn_socket_is_inet(const struct sock *sk)
+{
+	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
+}
+
 static bool ovpn_socket_is_udp(const struct socket *sock)
 {
 	const struct sock *sk = sock->sk;
 
-	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6) &&
-	       sk->sk_type == SOCK_DGRAM && sk->sk_protocol == IPPROTO_UDP;
+	return ovpn_socket_is_inet(sk) && sk->sk_type == SOCK_DGRAM &&
+	       sk->sk_protocol == IPPROTO_UDP;
+}
+
+static bool ovpn_sock_is_tcp(const struct socket *sock)
+{
+	const struct sock *sk = sock->sk;
+
+	return ovpn_socket_is_inet(sk) && sk->sk_type == SOCK_STREAM &&
+	       sk->sk_protocol == IPPROTO_TCP;
 }
 
 /* Reuse an attachment of @sk to @ovpn; lock_sock() is held. */
@@ -72,41 +88,16 @@ static struct ovpn_socket *ovpn_socket_reuse(struct ovpn_priv *ovpn,
 	return ovpn_sock;
 }
 
-/**
- * ovpn_socket_attach - attach a userspace socket to an ovpn device
- * @ovpn: the device
- * @sock: the socket, which the caller holds
- *
- * A socket already attached to @ovpn is shared: every peer gets its own
- * reference on the same attachment.
- *
- * Context: process context, may sleep.
- * Return: the attachment, with one reference for the caller's peer, or
- * ERR_PTR(-EPROTONOSUPPORT) for a socket that is not UDP, -EBUSY if the
- * socket belongs to another device or user, -ENODEV if the device is
- * being deleted, -ENOMEM.
- */
-struct ovpn_socket *ovpn_socket_attach(struct ovpn_priv *ovpn,
-				       struct socket *sock)
+/* A new attachment of @sk, not published yet. */
+static struct ovpn_socket *ovpn_socket_new(struct ovpn_priv *ovpn,
+					   struct sock *sk)
 {
 	struct ovpn_socket *ovpn_sock;
-	struct sock *sk = sock->sk;
 	int ret;
 
-	if (!ovpn_socket_is_udp(sock))
-		return ERR_PTR(-EPROTONOSUPPORT);
-
-	/* Serializes attach and detach of this socket. */
-	lock_sock(sk);
-	ovpn_sock = ovpn_socket_reuse(ovpn, sk);
-	if (ovpn_sock)
-		goto out;
-
 	ovpn_sock = kzalloc_obj(*ovpn_sock, GFP_KERNEL);
-	if (!ovpn_sock) {
-		ovpn_sock = ERR_PTR(-ENOMEM);
-		goto out;
-	}
+	if (!ovpn_sock)
+		return ERR_PTR(-ENOMEM);
 	ovpn_sock->ovpn = ovpn;
 	ovpn_sock->sk = sk;
 	INIT_LIST_HEAD(&ovpn_sock->node);
@@ -115,17 +106,31 @@ struct ovpn_socket *ovpn_socket_attach(struct ovpn_priv *ovpn,
 			      GFP_KERNEL);
 	if (ret) {
 		kfree(ovpn_sock);
-		ovpn_sock = ERR_PTR(ret);
-		goto out;
+		return ERR_PTR(ret);
 	}
+	return ovpn_sock;
+}
+
+/* Free an attachment that was never published; nobody else saw it. */
+static void ovpn_socket_free_new(struct ovpn_socket *ovpn_sock)
+{
+	percpu_ref_exit(&ovpn_sock->ref);
+	kfree(ovpn_sock);
+}
+
+/*
+ * List a new attachment on its device and give it the references it
+ * holds; the caller's peer gets one reference on top of the attachment's
+ * own.  Return: 0, or -ENODEV if the device is being deleted.
+ */
+static int ovpn_socket_publish(struct ovpn_socket *ovpn_sock)
+{
+	struct ovpn_priv *ovpn = ovpn_sock->ovpn;
 
 	spin_lock_bh(&ovpn->lock);
 	if (ovpn->dying) {
 		spin_unlock_bh(&ovpn->lock);
-		percpu_ref_exit(&ovpn_sock->ref);
-		kfree(ovpn_sock);
-		ovpn_sock = ERR_PTR(-ENODEV);
-		goto out;
+		return -ENODEV;
 	}
 	list_add(&ovpn_sock->node, &ovpn->sockets);
 	spin_unlock_bh(&ovpn->lock);
@@ -135,21 +140,116 @@ struct ovpn_socket *ovpn_socket_attach(struct ovpn_priv *ovpn,
 	 * through it, the device because encap_destroy may still reach it
 	 * through a live attachment while it is being deleted.
 	 */
-	sock_hold(sk);
+	sock_hold(ovpn_sock->sk);
 	netdev_hold(ovpn->dev, NULL, GFP_KERNEL);
-	/* The caller's peer reference, on top of the attachment's own. */
 	percpu_ref_get(&ovpn_sock->ref);
+	return 0;
+}
+
+/* A UDP socket: shared by the peers of one device. */
+static struct ovpn_socket *ovpn_socket_attach_udp(struct ovpn_priv *ovpn,
+						  struct sock *sk)
+{
+	struct ovpn_socket *ovpn_sock;
+	int ret;
+
+	/* Serializes attach and detach of this socket. */
+	lock_sock(sk);
+	ovpn_sock = ovpn_socket_reuse(ovpn, sk);
+	if (ovpn_sock)
+		goto out;
+
+	ovpn_sock = ovpn_socket_new(ovpn, sk);
+	if (IS_ERR(ovpn_sock))
+		goto out;
+	ret = ovpn_socket_publish(ovpn_sock);
+	if (ret) {
+		ovpn_socket_free_new(ovpn_sock);
+		ovpn_sock = ERR_PTR(ret);
+		goto out;
+	}
 	ovpn_udp_setup(ovpn_sock);
 out:
 	release_sock(sk);
 	return ovpn_sock;
 }
 
+/* A TCP socket: reserved for @peer alone. */
+static struct ovpn_socket *ovpn_socket_attach_tcp(struct ovpn_priv *ovpn,
+						  struct sock *sk,
+						  struct ovpn_peer *peer)
+{
+	struct ovpn_socket *ovpn_sock;
+	int ret;
+
+	lock_sock(sk);
+	ovpn_sock = ovpn_socket_new(ovpn, sk);
+	if (IS_ERR(ovpn_sock))
+		goto out;
+	ret = ovpn_tcp_attach(ovpn_sock, peer);
+	if (!ret) {
+		ret = ovpn_socket_publish(ovpn_sock);
+		/* Not started: nothing but the claim to take back. */
+		if (ret)
+			rcu_assign_sk_user_data(sk, NULL);
+	}
+	if (ret) {
+		ovpn_socket_free_new(ovpn_sock);
+		ovpn_sock = ERR_PTR(ret);
+	}
+out:
+	release_sock(sk);
+	return ovpn_sock;
+}
+
+/**
+ * ovpn_socket_attach - attach a userspace socket to an ovpn device
+ * @ovpn: the device
+ * @sock: the socket, which the caller holds
+ * @peer: the peer that will use it, not published yet
+ *
+ * A UDP socket already attached to @ovpn is shared: every peer gets its
+ * own reference on the same attachment.  A TCP socket is reserved for
+ * @peer; ovpn_socket_start() puts it to work once @peer is published.
+ *
+ * Context: process context, may sleep.
+ * Return: the attachment, with one reference for @peer, or
+ * ERR_PTR(-EPROTONOSUPPORT) for a socket that is neither UDP nor TCP,
+ * -ENOTCONN for a TCP socket that is not connected, -EBUSY if the socket
+ * belongs to another peer, device or user, -ENODEV if the device is being
+ * deleted, -ENOMEM.
+ */
+struct ovpn_socket *ovpn_socket_attach(struct ovpn_priv *ovpn,
+				       struct socket *sock,
+				       struct ovpn_peer *peer)
+{
+	if (ovpn_socket_is_udp(sock))
+		return ovpn_socket_attach_udp(ovpn, sock->sk);
+	if (ovpn_sock_is_tcp(sock))
+		return ovpn_socket_attach_tcp(ovpn, sock->sk, peer);
+	return ERR_PTR(-EPROTONOSUPPORT);
+}
+
+/**
+ * ovpn_socket_start - let the socket carry its peer's packets
+ * @ovpn_sock: the attachment; the caller holds the peer that uses it
+ *
+ * Called once the peer is published, so that no record is handled for a
+ * peer nobody can find yet.  UDP sockets work from the attach on.
+ *
+ * Context: process context.
+ */
+void ovpn_socket_start(struct ovpn_socket *ovpn_sock)
+{
+	if (ovpn_socket_is_tcp(ovpn_sock))
+		ovpn_tcp_start(ovpn_sock);
+}
+
 /**
  * ovpn_socket_detach - undo an attachment, exactly once
  * @ovpn_sock: the attachment
- * @sk_dying: the socket is being destroyed (encap_destroy): its fields
- *	      are not restored and its lock is not taken
+ * @sk_dying: the UDP socket is being destroyed (encap_destroy): its
+ *	      fields are not restored and its lock is not taken
  *
  * The caller that takes the attachment off the device's list is the one
  * that detaches it and kills its initial reference; any other caller
@@ -170,7 +270,9 @@ void ovpn_socket_detach(struct ovpn_socket *ovpn_sock, bool sk_dying)
 	if (!mine)
 		return;
 
-	if (sk_dying) {
+	if (ovpn_socket_is_tcp(ovpn_sock)) {
+		ovpn_tcp_detach(ovpn_sock);
+	} else if (sk_dying) {
 		rcu_assign_sk_user_data(sk, NULL);
 	} else {
 		lock_sock(sk);
@@ -178,6 +280,22 @@ void ovpn_socket_detach(struct ovpn_socket *ovpn_sock, bool sk_dying)
 		release_sock(sk);
 	}
 	percpu_ref_kill(&ovpn_sock->ref);
+}
+
+/**
+ * ovpn_socket_release_peer - return a released peer's socket reference
+ * @ovpn_sock: the socket the peer used
+ *
+ * A TCP socket served that peer alone: it is detached with it, before the
+ * peer is freed (the TCP hooks use the peer without a reference).
+ *
+ * Context: process context (the peer's release work).
+ */
+void ovpn_socket_release_peer(struct ovpn_socket *ovpn_sock)
+{
+	if (ovpn_socket_is_tcp(ovpn_sock))
+		ovpn_socket_detach(ovpn_sock, false);
+	ovpn_socket_put(ovpn_sock);
 }
 
 /**

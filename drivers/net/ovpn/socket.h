@@ -2,10 +2,11 @@
 /*
  * OpenVPN data channel offload - transport sockets
  *
- * struct ovpn_socket ties a userspace UDP socket to an ovpn device: it is
- * published in the socket's sk_user_data (marked by the UDP encap type, so
- * a socket owned by anybody else is never mistaken for ours) and listed in
- * the device's sockets.
+ * struct ovpn_socket ties a userspace UDP or TCP socket to an ovpn device:
+ * it is published in the socket's sk_user_data (marked by the UDP encap
+ * type, or by the TCP hooks being ours, so a socket owned by anybody else
+ * is never mistaken for ours) and listed in the device's sockets.  A UDP
+ * socket may serve many peers; a TCP socket serves exactly one.
  *
  * Lifetime:
  * - created by ovpn_socket_attach() for the first peer that uses the
@@ -15,9 +16,10 @@
  *   percpu_ref_tryget_live() when a later peer reuses the attachment; the
  *   data path borrows the socket through the peer and takes none;
  * - detached exactly once, by whoever removes it from the device's list
- *   under ovpn->lock: when userspace closes the socket (encap_destroy) or
- *   the device goes away; the encapsulation is undone, then the initial
- *   reference is killed;
+ *   under ovpn->lock: when userspace closes the socket (encap_destroy, or
+ *   the TCP close hook), when the device goes away, or (TCP) when its
+ *   peer is released; the encapsulation or the hooks are undone, then the
+ *   initial reference is killed;
  * - released after the last peer put it: an RCU-deferred work on the
  *   module workqueue drops the struct sock reference, runs
  *   percpu_ref_exit() and frees it.
@@ -32,6 +34,9 @@
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
+#include "tcp.h"
+
+struct ovpn_peer;
 struct ovpn_priv;
 
 /**
@@ -41,6 +46,7 @@ struct ovpn_priv;
  * @ref: the attachment's reference and one per peer; see above
  * @node: entry in the device's list of attached sockets (ovpn->lock)
  * @release_work: deferred release
+ * @tcp: stream state of a TCP socket (unused for UDP)
  */
 struct ovpn_socket {
 	struct ovpn_priv *ovpn;
@@ -48,12 +54,27 @@ struct ovpn_socket {
 	struct percpu_ref ref;
 	struct list_head node;
 	struct rcu_work release_work;
+	struct ovpn_tcp_sock tcp;
 };
 
 struct ovpn_socket *ovpn_socket_attach(struct ovpn_priv *ovpn,
-				       struct socket *sock);
+				       struct socket *sock,
+				       struct ovpn_peer *peer);
+void ovpn_socket_start(struct ovpn_socket *ovpn_sock);
 void ovpn_socket_detach(struct ovpn_socket *ovpn_sock, bool sk_dying);
+void ovpn_socket_release_peer(struct ovpn_socket *ovpn_sock);
 void ovpn_sockets_detach_all(struct ovpn_priv *ovpn);
+
+/**
+ * ovpn_socket_is_tcp - tell a TCP attachment from a UDP one
+ * @ovpn_sock: the attachment
+ *
+ * Return: true for TCP.
+ */
+static inline bool ovpn_socket_is_tcp(const struct ovpn_socket *ovpn_sock)
+{
+	return ovpn_sock->sk->sk_protocol == IPPROTO_TCP;
+}
 
 /**
  * ovpn_socket_put - return a peer's reference on its socket

@@ -1,0 +1,885 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * OpenVPN data channel offload - TCP transport
+ *
+ * See tcp.h for the record format and the lifetime of an attachment.
+ *
+ * RX: the socket's sk_data_ready feeds a strparser, which cuts the stream
+ * into records.  Each record is copied into an skb of its own (a record
+ * may start anywhere in a segment and span several), so the decryption
+ * and the stack above see an aligned, linear packet.
+ *
+ * TX: records are queued and written by a work item on the module
+ * workqueue under the socket lock, never from the softirq that encrypted
+ * them: a TCP send may sleep, and a large one must not hold off RCU or
+ * other softirq work.  A record that only partly fits the send buffer is
+ * finished when the socket reports write space, so records never
+ * interleave on the stream.
+ */
+
+#include <linux/poll.h>
+#include <linux/skbuff.h>
+#include <linux/uio.h>
+#include <linux/unaligned.h>
+#include <net/inet_common.h>
+#include <net/inet_connection_sock.h>
+#include <net/ipv6.h>
+#include <net/tcp.h>
+
+#include "io.h"
+#include "main.h"
+#include "ovpnpriv.h"
+#include "peer.h"
+#include "proto.h"
+#include "socket.h"
+#include "tcp.h"
+
+/* The 2-byte length in front of every record. */
+#define OVPN_TCP_LEN_SIZE	sizeof(__be16)
+
+/*
+ * The largest packet a peer can send us: a data packet carrying an inner
+ * packet as large as the device MTU may ever be.  A longer record cannot
+ * be OpenVPN's, so the stream is broken.
+ */
+#define OVPN_TCP_MAX_PACKET	(IP_MAX_MTU - OVPN_HEAD_ROOM + \
+				 OVPN_DATA_OVERHEAD)
+
+/* Records waiting for the TX work; more are dropped and counted. */
+#define OVPN_TCP_TX_QUEUE_MAX	1024
+/* Control records waiting for userspace; more are dropped and counted. */
+#define OVPN_TCP_USER_QUEUE_MAX	1024
+/* Records the TX work writes before it lets other work run. */
+#define OVPN_TCP_TX_BUDGET	64
+
+/* ovpn_tcp_sock.flags */
+enum {
+	/* a control record from userspace is not fully written yet */
+	OVPN_TCP_CTRL_PENDING,
+	/* the stream cannot be parsed any more: ignore what follows */
+	OVPN_TCP_RX_BROKEN,
+	/* the peer's removal was scheduled */
+	OVPN_TCP_DEL_SCHEDULED,
+};
+
+/**
+ * struct ovpn_tcp_family - what ovpn replaces in the TCP sockets of one
+ *			    address family
+ * @prot: the sockets' own struct proto and ovpn's copy of it
+ * @prot.orig: the original
+ * @prot.copy: the copy, with ovpn's recvmsg, sendmsg, setsockopt, close
+ *	       and disconnect
+ * @ops: the sockets' own struct proto_ops and ovpn's copy of it
+ * @ops.orig: the original
+ * @ops.copy: the copy, with ovpn's poll
+ * @ready: the copies are made; they never change afterwards
+ *
+ * Built from the first socket of the family that is attached, because
+ * the IPv6 originals are not exported to modules.  Every later socket
+ * must use the same originals, which also rules out sockets that another
+ * layer (a ULP, a BPF sockmap) took over.
+ */
+struct ovpn_tcp_family {
+	struct { struct proto *orig; struct proto copy; } prot;
+	struct { const struct proto_ops *orig; struct proto_ops copy; } ops;
+	bool ready;
+};
+
+static struct ovpn_tcp_family ovpn_tcp_families[2];
+static DEFINE_MUTEX(ovpn_tcp_families_lock);
+
+static struct ovpn_tcp_family *ovpn_tcp_family(const struct sock *sk)
+{
+	return &ovpn_tcp_families[sk->sk_family == AF_INET6];
+}
+
+static struct ovpn_tcp_sock *ovpn_tcp_of(struct ovpn_socket *ovpn_sock)
+{
+	return &ovpn_sock->tcp;
+}
+
+/*
+ * The attachment of a socket whose hooks are ours, with a live reference,
+ * or NULL once it is being detached.
+ */
+static struct ovpn_socket *ovpn_tcp_sock_get(struct sock *sk)
+{
+	struct ovpn_socket *ovpn_sock;
+
+	rcu_read_lock();
+	ovpn_sock = rcu_dereference_sk_user_data(sk);
+	if (ovpn_sock && !percpu_ref_tryget_live_rcu(&ovpn_sock->ref))
+		ovpn_sock = NULL;
+	rcu_read_unlock();
+	return ovpn_sock;
+}
+
+/* Wake a writer that waits for the pending control record to go. */
+static void ovpn_tcp_wake_writers(struct sock *sk)
+{
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_poll(&wq->wait, EPOLLOUT | EPOLLWRNORM |
+					   EPOLLWRBAND);
+	rcu_read_unlock();
+}
+
+/*
+ * Remove the peer from process context, with @reason unless an earlier
+ * request already chose one.  Called with the peer still published or
+ * not; ovpn_peer_del() keeps the first removal.
+ */
+static void ovpn_tcp_schedule_del(struct ovpn_socket *ovpn_sock,
+				  enum ovpn_del_peer_reason reason)
+{
+	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
+
+	if (test_and_set_bit(OVPN_TCP_DEL_SCHEDULED, &tcp->flags))
+		return;
+	tcp->del_reason = reason;
+	/*
+	 * The work holds the peer, whose socket reference keeps the work
+	 * item itself alive; a peer already going away needs no removal.
+	 */
+	if (!percpu_ref_tryget_live(&tcp->peer->ref))
+		return;
+	if (!queue_work(ovpn_wq, &tcp->del_work))
+		ovpn_peer_put(tcp->peer);
+}
+
+/* The stream is unusable: a bad record, DATA_V1, a failed send. */
+static void ovpn_tcp_del_broken(struct ovpn_socket *ovpn_sock)
+{
+	ovpn_tcp_schedule_del(ovpn_sock, OVPN_DEL_PEER_REASON_TRANSPORT_ERROR);
+}
+
+/* The connection ended (the other end closed or reset it). */
+static void ovpn_tcp_del_ended(struct ovpn_socket *ovpn_sock)
+{
+	ovpn_tcp_schedule_del(ovpn_sock,
+			      OVPN_DEL_PEER_REASON_TRANSPORT_DISCONNECT);
+}
+
+static void ovpn_tcp_del_work(struct work_struct *work)
+{
+	struct ovpn_tcp_sock *tcp = container_of(work, struct ovpn_tcp_sock,
+						 del_work);
+	struct ovpn_peer *peer = tcp->peer;
+
+	ovpn_peer_del(peer, tcp->del_reason);
+	/* Last: it may release the peer, its socket and this work item. */
+	ovpn_peer_put(peer);
+}
+
+/* Queue the TX work, which holds the attachment while it is pending. */
+static void ovpn_tcp_kick_tx(struct ovpn_socket *ovpn_sock)
+{
+	percpu_ref_get(&ovpn_sock->ref);
+	if (!queue_work(ovpn_wq, &ovpn_tcp_of(ovpn_sock)->tx_work))
+		ovpn_socket_put(ovpn_sock);
+}
+
+/* Drop every queued record; socket lock held, or nobody else left. */
+static void ovpn_tcp_purge(struct ovpn_tcp_sock *tcp)
+{
+	kfree_skb(tcp->tx_cur);
+	tcp->tx_cur = NULL;
+	kfree_skb(xchg(&tcp->tx_ctrl, NULL));
+	clear_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags);
+	skb_queue_purge(&tcp->tx_queue);
+	skb_queue_purge(&tcp->user_queue);
+}
+
+/* The next record to write: userspace's control record goes first. */
+static struct sk_buff *ovpn_tcp_tx_next(struct ovpn_tcp_sock *tcp)
+{
+	struct sk_buff *skb = xchg(&tcp->tx_ctrl, NULL);
+
+	tcp->tx_cur_ctrl = !!skb;
+	if (!skb)
+		skb = skb_dequeue(&tcp->tx_queue);
+	tcp->tx_cur = skb;
+	tcp->tx_off = 0;
+	return skb;
+}
+
+static void ovpn_tcp_tx_done(struct sock *sk, struct ovpn_tcp_sock *tcp)
+{
+	consume_skb(tcp->tx_cur);
+	tcp->tx_cur = NULL;
+	if (tcp->tx_cur_ctrl) {
+		clear_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags);
+		ovpn_tcp_wake_writers(sk);
+	}
+}
+
+static void ovpn_tcp_tx_work(struct work_struct *work)
+{
+	struct ovpn_tcp_sock *tcp = container_of(work, struct ovpn_tcp_sock,
+						 tx_work);
+	struct ovpn_socket *ovpn_sock = container_of(tcp, struct ovpn_socket,
+						     tcp);
+	struct net_device *dev = ovpn_sock->ovpn->dev;
+	struct sock *sk = ovpn_sock->sk;
+	int budget = OVPN_TCP_TX_BUDGET;
+	struct sk_buff *skb;
+	int ret;
+
+	lock_sock(sk);
+	if (tcp->state == OVPN_TCP_DETACHED) {
+		ovpn_tcp_purge(tcp);
+		goto out;
+	}
+	/* Not started yet: ovpn_tcp_start() kicks the work again. */
+	if (tcp->state != OVPN_TCP_ACTIVE)
+		goto out;
+
+	while (budget--) {
+		skb = tcp->tx_cur ?: ovpn_tcp_tx_next(tcp);
+		if (!skb)
+			goto out;
+
+		ret = skb_send_sock_locked(sk, skb, tcp->tx_off,
+					   skb->len - tcp->tx_off);
+		/* Send buffer full: sk_write_space kicks the work again. */
+		if (ret == -EAGAIN)
+			goto out;
+		if (ret < 0) {
+			net_dbg_ratelimited("%s: peer %u: TCP send failed: %d\n",
+					    netdev_name(dev), tcp->peer->id,
+					    ret);
+			dev_dstats_tx_dropped(dev);
+			ovpn_tcp_purge(tcp);
+			ovpn_tcp_del_broken(ovpn_sock);
+			goto out;
+		}
+		tcp->tx_off += ret;
+		if (tcp->tx_off < skb->len)
+			goto out;
+		ovpn_tcp_tx_done(sk, tcp);
+	}
+	/* Out of budget with records left: continue in a new run. */
+	ovpn_tcp_kick_tx(ovpn_sock);
+out:
+	release_sock(sk);
+	ovpn_socket_put(ovpn_sock);
+}
+
+/**
+ * ovpn_tcp_send_skb - send an encrypted packet to a TCP peer
+ * @peer: the peer, held by the caller
+ * @skb: the OpenVPN packet; consumed
+ *
+ * The record is queued for the TX work; the per-peer link statistics the
+ * caller counted exclude the length prefix, as OpenVPN counts.
+ *
+ * Context: any.
+ */
+void ovpn_tcp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
+{
+	struct ovpn_socket *ovpn_sock = peer->sock;
+	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
+	unsigned int len = skb->len;
+
+	if (unlikely(len > U16_MAX ||
+		     skb_queue_len_lockless(&tcp->tx_queue) >=
+		     OVPN_TCP_TX_QUEUE_MAX ||
+		     skb_cow_head(skb, OVPN_TCP_LEN_SIZE))) {
+		dev_dstats_tx_dropped(peer->ovpn->dev);
+		kfree_skb(skb);
+		return;
+	}
+
+	*(__be16 *)__skb_push(skb, OVPN_TCP_LEN_SIZE) = htons(len);
+	skb_queue_tail(&tcp->tx_queue, skb);
+	ovpn_tcp_kick_tx(ovpn_sock);
+}
+
+/* strparser: the length of the record at the head of @skb, 0 if unknown. */
+static int ovpn_tcp_parse(struct strparser *strp, struct sk_buff *skb)
+{
+	struct strp_msg *msg = strp_msg(skb);
+	__be16 blen;
+	u16 len;
+
+	if (skb->len < msg->offset + OVPN_TCP_LEN_SIZE)
+		return 0;
+	if (skb_copy_bits(skb, msg->offset, &blen, sizeof(blen)))
+		return -EINVAL;
+
+	/* Too short to carry an opcode, or longer than any packet. */
+	len = be16_to_cpu(blen);
+	if (len < OVPN_OPCODE_SIZE || len > OVPN_TCP_MAX_PACKET)
+		return -EBADMSG;
+	return OVPN_TCP_LEN_SIZE + len;
+}
+
+/* strparser: the stream is broken; the peer goes with it. */
+static void ovpn_tcp_abort(struct strparser *strp, int err)
+{
+	struct ovpn_socket *ovpn_sock = container_of(strp, struct ovpn_socket,
+						     tcp.strp);
+	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
+
+	net_dbg_ratelimited("%s: peer %u: bad TCP record: %d\n",
+			    netdev_name(ovpn_sock->ovpn->dev), tcp->peer->id,
+			    err);
+	set_bit(OVPN_TCP_RX_BROKEN, &tcp->flags);
+	dev_dstats_rx_dropped(ovpn_sock->ovpn->dev);
+	ovpn_tcp_del_broken(ovpn_sock);
+}
+
+/* Copy @len bytes at @off of a record into a new, aligned, linear skb. */
+static struct sk_buff *ovpn_tcp_copy(struct sk_buff *skb, unsigned int off,
+				     unsigned int len)
+{
+	struct sk_buff *pkt;
+
+	pkt = alloc_skb(NET_SKB_PAD + len, GFP_ATOMIC);
+	if (!pkt)
+		return NULL;
+	skb_reserve(pkt, NET_SKB_PAD);
+	if (skb_copy_bits(skb, off, skb_put(pkt, len), len)) {
+		kfree_skb(pkt);
+		return NULL;
+	}
+	return pkt;
+}
+
+/* A control record, prefix included, for userspace's recv(). */
+static void ovpn_tcp_to_user(struct ovpn_socket *ovpn_sock,
+			     struct sk_buff *skb)
+{
+	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
+	struct strp_msg *msg = strp_msg(skb);
+	struct sk_buff *rec;
+
+	if (skb_queue_len_lockless(&tcp->user_queue) >=
+	    OVPN_TCP_USER_QUEUE_MAX)
+		goto drop;
+	rec = ovpn_tcp_copy(skb, msg->offset, msg->full_len);
+	if (!rec)
+		goto drop;
+	skb_queue_tail(&tcp->user_queue, rec);
+	tcp->saved_data_ready(ovpn_sock->sk);
+	return;
+
+drop:
+	dev_dstats_rx_dropped(ovpn_sock->ovpn->dev);
+}
+
+/*
+ * strparser: one complete record.  Runs under the socket lock (spinlock
+ * from sk_data_ready, or owned by the strparser's work).
+ */
+static void ovpn_tcp_rcv(struct strparser *strp, struct sk_buff *skb)
+{
+	struct ovpn_socket *ovpn_sock = container_of(strp, struct ovpn_socket,
+						     tcp.strp);
+	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
+	struct net_device *dev = ovpn_sock->ovpn->dev;
+	struct strp_msg *msg = strp_msg(skb);
+	struct ovpn_peer *peer = tcp->peer;
+	unsigned int off, len;
+	struct sk_buff *pkt;
+	u8 first;
+
+	off = msg->offset + OVPN_TCP_LEN_SIZE;
+	len = msg->full_len - OVPN_TCP_LEN_SIZE;
+	if (test_bit(OVPN_TCP_RX_BROKEN, &tcp->flags) ||
+	    skb_copy_bits(skb, off, &first, sizeof(first)))
+		goto drop;
+
+	switch (first >> 3) {
+	case OVPN_OPCODE_DATA_V2:
+		break;
+	case OVPN_OPCODE_DATA_V1:
+		/* Never offloaded, and not for userspace either. */
+		set_bit(OVPN_TCP_RX_BROKEN, &tcp->flags);
+		ovpn_tcp_del_broken(ovpn_sock);
+		goto drop;
+	default:
+		ovpn_tcp_to_user(ovpn_sock, skb);
+		consume_skb(skb);
+		return;
+	}
+
+	/* A peer being removed takes no more traffic. */
+	if (!percpu_ref_tryget_live(&peer->ref))
+		goto drop;
+	pkt = ovpn_tcp_copy(skb, off, len);
+	if (!pkt) {
+		ovpn_peer_put(peer);
+		goto drop;
+	}
+	consume_skb(skb);
+
+	/* The reference goes with the packet; delivery wants BH off. */
+	local_bh_disable();
+	ovpn_recv(peer, pkt);
+	local_bh_enable();
+	return;
+
+drop:
+	dev_dstats_rx_dropped(dev);
+	kfree_skb(skb);
+}
+
+/*
+ * sk_data_ready: new bytes on the stream.  Called by TCP under the socket
+ * lock; only installed while the attachment is active, and detaching
+ * takes the socket lock, so the attachment is valid here.
+ */
+static void ovpn_tcp_data_ready(struct sock *sk)
+{
+	struct ovpn_socket *ovpn_sock;
+
+	void (*restored)(struct sock *sk);
+
+	rcu_read_lock();
+	ovpn_sock = rcu_dereference_sk_user_data(sk);
+	if (unlikely(!ovpn_sock)) {
+		/* Raced with the detach: hand over to what it put back. */
+		restored = READ_ONCE(sk->sk_data_ready);
+		if (restored != ovpn_tcp_data_ready)
+			restored(sk);
+	} else if (!test_bit(OVPN_TCP_RX_BROKEN,
+			     &ovpn_tcp_of(ovpn_sock)->flags)) {
+		strp_data_ready(&ovpn_tcp_of(ovpn_sock)->strp);
+	}
+	rcu_read_unlock();
+}
+
+/* sk_write_space: room in the send buffer for the rest of the records. */
+static void ovpn_tcp_write_space(struct sock *sk)
+{
+	void (*restored)(struct sock *sk);
+	struct ovpn_socket *ovpn_sock;
+	struct ovpn_tcp_sock *tcp;
+
+	rcu_read_lock();
+	ovpn_sock = rcu_dereference_sk_user_data(sk);
+	if (unlikely(!ovpn_sock)) {
+		restored = READ_ONCE(sk->sk_write_space);
+		if (restored != ovpn_tcp_write_space)
+			restored(sk);
+		rcu_read_unlock();
+		return;
+	}
+	tcp = ovpn_tcp_of(ovpn_sock);
+	tcp->saved_write_space(sk);
+	if (percpu_ref_tryget_live_rcu(&ovpn_sock->ref)) {
+		if (!queue_work(ovpn_wq, &tcp->tx_work))
+			ovpn_socket_put(ovpn_sock);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * sk_state_change: the other end closed or reset the connection.  The
+ * peer cannot be reached any more: remove it, and let userspace see the
+ * end of the stream.
+ */
+static void ovpn_tcp_state_change(struct sock *sk)
+{
+	void (*restored)(struct sock *sk);
+	struct ovpn_socket *ovpn_sock;
+
+	rcu_read_lock();
+	ovpn_sock = rcu_dereference_sk_user_data(sk);
+	if (unlikely(!ovpn_sock)) {
+		restored = READ_ONCE(sk->sk_state_change);
+		if (restored != ovpn_tcp_state_change)
+			restored(sk);
+	} else {
+		ovpn_tcp_of(ovpn_sock)->saved_state_change(sk);
+		if ((READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+		    READ_ONCE(sk->sk_err))
+			ovpn_tcp_del_ended(ovpn_sock);
+	}
+	rcu_read_unlock();
+}
+
+/* recvmsg: one control record per call, cut to the buffer (MSG_TRUNC). */
+static int ovpn_tcp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
+			    int flags)
+{
+	struct ovpn_socket *ovpn_sock = ovpn_tcp_sock_get(sk);
+	struct ovpn_tcp_sock *tcp;
+	struct sk_buff *skb;
+	int off = 0, err;
+	size_t copied;
+
+	if (!ovpn_sock)
+		return ovpn_tcp_family(sk)->prot.orig->recvmsg(sk, msg, len,
+								flags);
+	tcp = ovpn_tcp_of(ovpn_sock);
+
+	skb = __skb_recv_datagram(sk, &tcp->user_queue, flags, &off, &err);
+	if (!skb) {
+		/* Nothing left and nothing to come: the end of the stream. */
+		if (err == -EAGAIN &&
+		    (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN))
+			err = 0;
+		goto out;
+	}
+
+	copied = min_t(size_t, len, skb->len);
+	if (copied < skb->len)
+		msg->msg_flags |= MSG_TRUNC;
+	err = skb_copy_datagram_msg(skb, 0, msg, copied);
+	if (!err)
+		err = (flags & MSG_TRUNC) ? skb->len : copied;
+	consume_skb(skb);
+out:
+	ovpn_socket_put(ovpn_sock);
+	return err;
+}
+
+/*
+ * sendmsg: userspace sends one control record per call, length prefix
+ * included, never waiting: the record is handed to the TX work, and the
+ * next one is refused with EAGAIN until this one is written.
+ */
+static int ovpn_tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size)
+{
+	struct ovpn_socket *ovpn_sock = ovpn_tcp_sock_get(sk);
+	struct ovpn_tcp_sock *tcp;
+	struct sk_buff *skb;
+	int ret;
+
+	if (!ovpn_sock)
+		return ovpn_tcp_family(sk)->prot.orig->sendmsg(sk, msg, size);
+	tcp = ovpn_tcp_of(ovpn_sock);
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL)) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	if (size < OVPN_TCP_LEN_SIZE + OVPN_OPCODE_SIZE ||
+	    size > OVPN_TCP_LEN_SIZE + U16_MAX) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (test_and_set_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags)) {
+		ret = -EAGAIN;
+		goto out;
+	}
+
+	skb = alloc_skb(size, GFP_KERNEL);
+	if (!skb) {
+		ret = -ENOMEM;
+		goto out_clear;
+	}
+	if (!copy_from_iter_full(skb_put(skb, size), size, &msg->msg_iter)) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+	/* One whole record: anything else would desync the stream. */
+	if (get_unaligned_be16(skb->data) != size - OVPN_TCP_LEN_SIZE) {
+		ret = -EINVAL;
+		goto out_free;
+	}
+
+	WARN_ON_ONCE(xchg(&tcp->tx_ctrl, skb));
+	ovpn_tcp_kick_tx(ovpn_sock);
+	ret = size;
+	goto out;
+
+out_free:
+	kfree_skb(skb);
+out_clear:
+	clear_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags);
+out:
+	ovpn_socket_put(ovpn_sock);
+	return ret;
+}
+
+/*
+ * setsockopt: no upper layer protocol (kTLS and the like) may take over
+ * a stream whose records the kernel parses; anything else is TCP's.
+ */
+static int ovpn_tcp_setsockopt(struct sock *sk, int level, int optname,
+			       sockptr_t optval, unsigned int optlen)
+{
+	if (level == SOL_TCP && optname == TCP_ULP)
+		return -EBUSY;
+	return ovpn_tcp_family(sk)->prot.orig->setsockopt(sk, level, optname,
+							   optval, optlen);
+}
+
+/* disconnect: the connection is the peer's; it ends with close(). */
+static int ovpn_tcp_disconnect(struct sock *sk, int flags)
+{
+	return -EBUSY;
+}
+
+/*
+ * close: userspace is done with the socket (close() or exit).  The peer
+ * goes first, then the socket is given back and closed as TCP would.
+ * Runs without the socket lock, concurrently with the peer's release,
+ * which may detach first: the peer is only used with a live reference
+ * taken while the attachment itself is live.
+ */
+static void ovpn_tcp_close(struct sock *sk, long timeout)
+{
+	const struct proto *orig = ovpn_tcp_family(sk)->prot.orig;
+	struct ovpn_socket *ovpn_sock;
+	struct ovpn_peer *peer = NULL;
+
+	rcu_read_lock();
+	ovpn_sock = rcu_dereference_sk_user_data(sk);
+	if (ovpn_sock && !percpu_ref_tryget_live_rcu(&ovpn_sock->ref))
+		ovpn_sock = NULL;
+	if (ovpn_sock) {
+		peer = ovpn_tcp_of(ovpn_sock)->peer;
+		if (!percpu_ref_tryget_live_rcu(&peer->ref))
+			peer = NULL;
+	}
+	rcu_read_unlock();
+
+	if (peer) {
+		ovpn_peer_del(peer, OVPN_DEL_PEER_REASON_TRANSPORT_DISCONNECT);
+		ovpn_peer_put(peer);
+	}
+	if (ovpn_sock) {
+		ovpn_socket_detach(ovpn_sock, false);
+		ovpn_socket_put(ovpn_sock);
+	}
+	orig->close(sk, timeout);
+}
+
+/*
+ * poll: readable only when a control record (or the end of the stream,
+ * or an error) is there, since data records never reach userspace;
+ * not writable while a control record is pending.
+ */
+static __poll_t ovpn_tcp_poll(struct file *file, struct socket *sock,
+			      poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct ovpn_socket *ovpn_sock;
+	struct ovpn_tcp_sock *tcp;
+	__poll_t mask;
+
+	mask = ovpn_tcp_family(sk)->ops.orig->poll(file, sock, wait);
+
+	rcu_read_lock();
+	ovpn_sock = rcu_dereference_sk_user_data(sk);
+	if (ovpn_sock) {
+		tcp = ovpn_tcp_of(ovpn_sock);
+		mask &= ~(EPOLLIN | EPOLLRDNORM);
+		if (!skb_queue_empty_lockless(&tcp->user_queue) ||
+		    (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+		    READ_ONCE(sk->sk_err))
+			mask |= EPOLLIN | EPOLLRDNORM;
+		if (test_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags))
+			mask &= ~(EPOLLOUT | EPOLLWRNORM);
+	}
+	rcu_read_unlock();
+	return mask;
+}
+
+/* Is @sk a plain TCP socket, as its family's originals would make it? */
+static bool ovpn_tcp_is_plain(const struct sock *sk)
+{
+	const struct proto_ops *ops = sk->sk_socket->ops;
+
+	if (inet_csk(sk)->icsk_ulp_ops)
+		return false;
+	if (sk->sk_family == AF_INET)
+		return sk->sk_prot == &tcp_prot && ops == &inet_stream_ops;
+#if IS_ENABLED(CONFIG_IPV6)
+	return ops == &inet6_stream_ops && !strcmp(sk->sk_prot->name, "TCPv6");
+#else
+	return false;
+#endif
+}
+
+/*
+ * The replacements for @sk's family, made on first use.  Return: 0, or
+ * -EBUSY if @sk is not a plain TCP socket of its family.
+ */
+static int ovpn_tcp_family_prepare(struct sock *sk)
+{
+	struct ovpn_tcp_family *fam = ovpn_tcp_family(sk);
+	int ret = 0;
+
+	mutex_lock(&ovpn_tcp_families_lock);
+	if (fam->ready) {
+		if (sk->sk_prot != fam->prot.orig ||
+		    sk->sk_socket->ops != fam->ops.orig ||
+		    inet_csk(sk)->icsk_ulp_ops)
+			ret = -EBUSY;
+		goto out;
+	}
+	if (!ovpn_tcp_is_plain(sk)) {
+		ret = -EBUSY;
+		goto out;
+	}
+
+	fam->prot.orig = sk->sk_prot;
+	fam->prot.copy = *fam->prot.orig;
+	fam->prot.copy.recvmsg = ovpn_tcp_recvmsg;
+	fam->prot.copy.sendmsg = ovpn_tcp_sendmsg;
+	fam->prot.copy.disconnect = ovpn_tcp_disconnect;
+	fam->prot.copy.close = ovpn_tcp_close;
+	fam->prot.copy.setsockopt = ovpn_tcp_setsockopt;
+	fam->ops.orig = sk->sk_socket->ops;
+	fam->ops.copy = *fam->ops.orig;
+	fam->ops.copy.poll = ovpn_tcp_poll;
+	/* Both would read the stream behind the record parser's back. */
+	fam->ops.copy.splice_read = NULL;
+	fam->ops.copy.mmap = sock_no_mmap;
+	fam->ready = true;
+out:
+	mutex_unlock(&ovpn_tcp_families_lock);
+	return ret;
+}
+
+/**
+ * ovpn_tcp_attach - reserve a TCP socket for a peer
+ * @ovpn_sock: the new attachment, not published yet; its socket is locked
+ * @peer: the peer the socket will carry
+ *
+ * Claims sk_user_data, so that nobody else can attach the socket; the
+ * hooks are installed later by ovpn_tcp_start().
+ *
+ * Return: 0, -ENOTCONN if the socket is not connected, -EBUSY if it is
+ * attached already or taken over by another layer.
+ */
+int ovpn_tcp_attach(struct ovpn_socket *ovpn_sock, struct ovpn_peer *peer)
+{
+	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
+	struct sock *sk = ovpn_sock->sk;
+	int ret;
+
+	if (sk->sk_state != TCP_ESTABLISHED)
+		return -ENOTCONN;
+	if (rcu_access_pointer(sk->sk_user_data))
+		return -EBUSY;
+	ret = ovpn_tcp_family_prepare(sk);
+	if (ret)
+		return ret;
+
+	tcp->peer = peer;
+	tcp->state = OVPN_TCP_NEW;
+	skb_queue_head_init(&tcp->user_queue);
+	skb_queue_head_init(&tcp->tx_queue);
+	INIT_WORK(&tcp->tx_work, ovpn_tcp_tx_work);
+	INIT_WORK(&tcp->del_work, ovpn_tcp_del_work);
+	__rcu_assign_sk_user_data_with_flags(sk, ovpn_sock,
+					     SK_USER_DATA_NOCOPY);
+	return 0;
+}
+
+static const struct strp_callbacks ovpn_tcp_strp_cb = {
+	.parse_msg = ovpn_tcp_parse,
+	.rcv_msg = ovpn_tcp_rcv,
+	.abort_parser = ovpn_tcp_abort,
+};
+
+/**
+ * ovpn_tcp_start - install the hooks once the socket's peer is published
+ * @ovpn_sock: the attachment; the caller holds its peer
+ *
+ * Records already waiting on the socket are parsed at once, and so are
+ * packets the peer queued for sending in the meantime.  Nothing happens if
+ * the attachment was detached meanwhile.
+ *
+ * Context: process context.
+ */
+void ovpn_tcp_start(struct ovpn_socket *ovpn_sock)
+{
+	struct ovpn_tcp_family *fam = ovpn_tcp_family(ovpn_sock->sk);
+	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
+	struct sock *sk = ovpn_sock->sk;
+
+	lock_sock(sk);
+	if (tcp->state != OVPN_TCP_NEW || !sk->sk_socket ||
+	    strp_init(&tcp->strp, sk, &ovpn_tcp_strp_cb)) {
+		release_sock(sk);
+		return;
+	}
+
+	write_lock_bh(&sk->sk_callback_lock);
+	tcp->saved_data_ready = sk->sk_data_ready;
+	tcp->saved_write_space = sk->sk_write_space;
+	tcp->saved_state_change = sk->sk_state_change;
+	sk->sk_data_ready = ovpn_tcp_data_ready;
+	sk->sk_write_space = ovpn_tcp_write_space;
+	sk->sk_state_change = ovpn_tcp_state_change;
+	WRITE_ONCE(sk->sk_prot, &fam->prot.copy);
+	WRITE_ONCE(sk->sk_socket->ops, &fam->ops.copy);
+	write_unlock_bh(&sk->sk_callback_lock);
+	tcp->state = OVPN_TCP_ACTIVE;
+
+	strp_check_rcv(&tcp->strp);
+	release_sock(sk);
+
+	ovpn_tcp_kick_tx(ovpn_sock);
+	/* The connection may have ended before the hooks were there. */
+	if ((READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+	    READ_ONCE(sk->sk_err))
+		ovpn_tcp_del_ended(ovpn_sock);
+}
+
+/**
+ * ovpn_tcp_detach - give a TCP socket back to plain userspace use
+ * @ovpn_sock: the attachment, taken off the device's list by the caller
+ *
+ * Puts the socket's own operations and callbacks back under the socket
+ * lock (a socket already orphaned by close() has no operations to
+ * restore) and drops every queued record.
+ *
+ * Context: process context, not the strparser's work.
+ */
+void ovpn_tcp_detach(struct ovpn_socket *ovpn_sock)
+{
+	struct ovpn_tcp_family *fam = ovpn_tcp_family(ovpn_sock->sk);
+	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
+	struct sock *sk = ovpn_sock->sk;
+	bool started;
+
+	lock_sock(sk);
+	started = tcp->state == OVPN_TCP_ACTIVE;
+	tcp->state = OVPN_TCP_DETACHED;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	if (started) {
+		sk->sk_data_ready = tcp->saved_data_ready;
+		sk->sk_write_space = tcp->saved_write_space;
+		sk->sk_state_change = tcp->saved_state_change;
+		WRITE_ONCE(sk->sk_prot, fam->prot.orig);
+		if (sk->sk_socket)
+			WRITE_ONCE(sk->sk_socket->ops, fam->ops.orig);
+	}
+	/* RCU readers of the old value are covered by the deferred free. */
+	rcu_assign_sk_user_data(sk, NULL);
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	if (started)
+		strp_stop(&tcp->strp);
+	ovpn_tcp_purge(tcp);
+	release_sock(sk);
+
+	/* Waits for the strparser's work, which takes the socket lock. */
+	if (started)
+		strp_done(&tcp->strp);
+	/* A writer waiting for its control record would wait forever. */
+	ovpn_tcp_wake_writers(sk);
+}
+
+/**
+ * ovpn_tcp_release - free what is left of a TCP attachment
+ * @ovpn_sock: the attachment, with no reference left
+ *
+ * Records queued after the detach (a TX racing with it) are dropped.
+ */
+void ovpn_tcp_release(struct ovpn_socket *ovpn_sock)
+{
+	ovpn_tcp_purge(ovpn_tcp_of(ovpn_sock));
+}
