@@ -216,3 +216,258 @@ link_json()
 {
 	ip -d -j link show dev "$1" | jq '.[0]'
 }
+
+# Helpers of the scripts whose peers live on their own processes' sockets
+# (TCP) and that end by unloading the module.
+
+# wait_until COMMAND...: COMMAND succeeds within 30 s.  A readiness poll,
+# not a fixed delay: under emulation everything is slow.
+wait_until()
+{
+	for _ in $(seq 300); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# log_has LOG PATTERN [COUNT]: LOG holds at least COUNT (1) lines matching
+# PATTERN.
+log_has()
+{
+	local n
+
+	n=$(grep -c -- "$2" "$1" 2>/dev/null)
+	[ "${n:-0}" -ge "${3:-1}" ]
+}
+
+# log_wait LOG PATTERN [COUNT]: wait until log_has holds.
+log_wait()
+{
+	wait_until log_has "$@" && return 0
+	tail -n 20 "$1"
+	fail "$1: fewer than ${3:-1} lines matching '$2'"
+}
+
+# proc_gone PID: no such process, or only its zombie.
+proc_gone()
+{
+	local stat
+
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	# The state follows the command name, which ends with ") ".
+	stat=${stat##*) }
+	[ "${stat:0:1}" = Z ]
+}
+
+# start_tracked LOG COMMAND...: start_ready, with the pid of COMMAND in
+# LOG.pid for the signals of a test.  COMMAND must be a program ("ip netns
+# exec" executes its command in place), not a shell function.
+start_tracked()
+{
+	start_ready "$@" || return 1
+	tail -n 1 "$OVPN_PIDS" >"$1.pid"
+}
+
+# bg_start LOG COMMAND...: like start_tracked, for a COMMAND that says
+# nothing when ready (traffic, injectors): no wait.
+bg_start()
+{
+	local log=$1
+
+	shift
+	"$@" >"$log" 2>&1 &
+	echo $! >"$log.pid"
+	echo $! >>"$OVPN_PIDS"
+}
+
+# bg_signal SIG LOG: send SIG to what LOG.pid names.
+bg_signal()
+{
+	kill "-$1" "$(cat "$2.pid")"
+}
+
+# bg_stop LOG [SIG]: SIG (TERM) to what LOG.pid names, and wait until it
+# is gone.
+bg_stop()
+{
+	local pid
+
+	pid=$(cat "$1.pid")
+	kill "-${2:-TERM}" "$pid" 2>/dev/null || true
+	wait_until proc_gone "$pid" || fail "process $pid does not end"
+}
+
+# stop_started: kill_started, then wait until each of them is gone, so
+# that their sockets are closed.
+stop_started()
+{
+	local pid pids ret=0
+
+	pids=$(cat "$OVPN_PIDS" 2>/dev/null)
+	kill_started
+	for pid in $pids; do
+		wait_until proc_gone "$pid" ||
+			fail "process $pid does not end" || ret=1
+	done
+	return $ret
+}
+
+# ovpn_workdir: $TMPDIR, a directory for the logs of the script, with
+# $OVPN_PIDS in it; at exit, every process started and namespace made
+# goes, and the directory too.
+ovpn_workdir()
+{
+	TMPDIR=$(mktemp -d)
+	OVPN_PIDS=$TMPDIR/pids
+	trap 'ns_teardown; rm -rf "$TMPDIR"' EXIT
+}
+
+# ns_add NS: a namespace with its loopback up, sending no router
+# solicitations (they would add to exact counts), listed in the file
+# $OVPN_PIDS.ns for ns_teardown.
+ns_add()
+{
+	ip netns add "$1" || return
+	echo "$1" >>"$OVPN_PIDS.ns"
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.default.accept_ra=0
+	ip -n "$1" link set lo up
+}
+
+# ns_teardown: stop every process started, then delete every namespace
+# ns_add made (one deleted already is no error).
+ns_teardown()
+{
+	local ns
+
+	stop_started
+	# A test may have deleted some already: not an error, also under
+	# errexit.
+	for ns in $(cat "$OVPN_PIDS.ns" 2>/dev/null); do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+	: >"$OVPN_PIDS.ns"
+}
+
+# link_up NS IFNAME [ADDR...]: give a device its addresses, /24 for IPv4,
+# /64 without DAD for IPv6, and bring it up.
+link_up()
+{
+	local ns=$1 dev=$2 addr
+
+	shift 2
+	for addr in "$@"; do
+		case $addr in
+		*:*) ip -n "$ns" addr add "$addr/64" dev "$dev" nodad ;;
+		*) ip -n "$ns" addr add "$addr/24" dev "$dev" ;;
+		esac
+	done
+	ip -n "$ns" link set "$dev" up
+}
+
+# veth_pair NS1 IFNAME1 ADDR1 NS2 IFNAME2 ADDR2: a veth between two
+# namespaces, up, each end with its address.
+veth_pair()
+{
+	ip link add "$2" netns "$1" type veth peer name "$5" netns "$4"
+	link_up "$1" "$2" "$3"
+	link_up "$4" "$5" "$6"
+}
+
+# star_transport N V6: the transport addresses of client N of a server
+# with a veth to each client, the client's end first: fd00:N::2 and
+# fd00:N::1 for N in the list V6, else 10.10.N.2 and 10.10.N.1.
+star_transport()
+{
+	case " $2 " in
+	*" $1 "*) echo "fd00:$1::2 fd00:$1::1" ;;
+	*) echo "10.10.$1.2 10.10.$1.1" ;;
+	esac
+}
+
+# key_pair NS1 IFNAME1 PEER1 NS2 IFNAME2 PEER2 SLOT KEY_ID ALG: the keys
+# of key.hex at both ends of a tunnel, direction 0 at the first end (its
+# peer PEER1), 1 at the second.
+key_pair()
+{
+	ip netns exec "$1" "$OVPN_CLI" new_key "$2" "$3" "$7" "$8" "$9" 0 \
+		"$OVPN_DIR/key.hex"
+	ip netns exec "$4" "$OVPN_CLI" new_key "$5" "$6" "$7" "$8" "$9" 1 \
+		"$OVPN_DIR/key.hex"
+}
+
+# peer_val FIELD LINE: the value of FIELD in a "peer key=value..." line.
+peer_val()
+{
+	local v
+
+	v=$(tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p")
+	# Said on stderr: stdout is the value.
+	[ -n "$v" ] || fail "no $1 in '$2'" >&2 || return
+	echo "$v"
+}
+
+# peer_delta FIELD BEFORE AFTER: how much FIELD grew between two
+# get_peer lines of the same peer.
+peer_delta()
+{
+	local a b
+
+	a=$(peer_val "$1" "$2") && b=$(peer_val "$1" "$3") || return 1
+	echo $((b - a))
+}
+
+# peer_stat NS IFNAME ID FIELD: FIELD of peer ID of IFNAME in NS, now.
+peer_stat()
+{
+	local out
+
+	out=$(ip netns exec "$1" "$OVPN_CLI" get_peer "$2" "$3") || return 1
+	peer_val "$4" "$out"
+}
+
+# peer_stat_ge NS IFNAME ID FIELD MIN: FIELD reached MIN.
+peer_stat_ge()
+{
+	local v
+
+	v=$(peer_stat "$1" "$2" "$3" "$4") || return 1
+	[ "$v" -ge "$5" ]
+}
+
+# ntf_expect LOG PATTERN...: the listener of LOG, once done, got a
+# notification matching each PATTERN.
+ntf_expect()
+{
+	local log=$1 p
+
+	shift
+	ntf_wait "$log" "$1" || fail "no notification matching '$1'" || return
+	shift
+	for p in "$@"; do
+		grep -q -- "$p" "$log" ||
+			fail "no notification matching '$p'" || return
+	done
+}
+
+# module_unloads: the last test of a script, run after everything it made
+# is gone.
+module_unloads()
+{
+	ns_teardown
+	ovpn_reload
+}
+
+# ovpn_reload: unload the module and load it again.  The last test of a
+# script, once its processes, devices and namespaces are gone: nothing
+# the test did may keep the module in use.
+ovpn_reload()
+{
+	local refs
+
+	wait_until grep -qx 0 /sys/module/ovpn/refcnt
+	refs=$(cat /sys/module/ovpn/refcnt)
+	rmmod ovpn || fail "rmmod ovpn failed, refcnt $refs" || return
+	[ ! -d /sys/module/ovpn ] || fail "the module is still there" || return
+	ovpn_load || fail "cannot load the module again"
+}

@@ -27,7 +27,13 @@
  *
  *	<peer_id> <raddr> <rport> <vpn4|-> <vpn6|-> [tx_id]
  *
- * where '#' starts a comment and blank lines are skipped.
+ * where '#' starts a comment and blank lines are skipped.  That of
+ * tcp_listen has no <rport>: a connection belongs to the first peer not
+ * added yet whose <raddr> is its source address, whatever its port.
+ *
+ * On a TCP socket a peer was added on, recv() gives one OpenVPN record at a
+ * time, 2-byte big-endian length included, and send() takes one such
+ * record; the kernel keeps the data records to itself.
  */
 
 /* strchrnul() */
@@ -81,6 +87,14 @@
 #define CLI_RAW_HEX_MAX		2048
 #define CLI_CTRL_SHOW		8
 #define CLI_PEER_COLS		6
+
+/* TCP: records shown and sent, listen backlog */
+#define CLI_RECORD_BUF		65600
+#define CLI_RECORD_SHOW		64
+#define CLI_RECORD_MAX		0xffff
+#define CLI_SEND_WAIT_MS	10000
+#define CLI_SEND_PAUSE_MS	10
+#define CLI_TCP_BACKLOG		16
 
 /* key material: what a key file holds, and how far new_key may pad it */
 #define CLI_KEY_LINES		4
@@ -226,6 +240,7 @@ enum {
 	CLI_OPT_STAY = 1 << 6,
 	CLI_OPT_KEY_LEN = 1 << 7,
 	CLI_OPT_NONCE_LEN = 1 << 8,
+	CLI_OPT_CTRL = 1 << 9,
 };
 
 #define CLI_NEW_PEER_OPTS	(CLI_OPT_VPN | CLI_OPT_TX_ID | \
@@ -236,6 +251,10 @@ enum {
 				 CLI_OPT_KEEPALIVE)
 #define CLI_MULTI_PEER_OPTS	(CLI_OPT_MARK | CLI_OPT_STAY)
 #define CLI_NEW_KEY_OPTS	(CLI_OPT_KEY_LEN | CLI_OPT_NONCE_LEN)
+#define CLI_NEW_TCP_PEER_OPTS	(CLI_OPT_VPN | CLI_OPT_TX_ID | \
+				 CLI_OPT_KEEPALIVE | CLI_OPT_CTRL | \
+				 CLI_OPT_STAY)
+#define CLI_TCP_LISTEN_OPTS	(CLI_OPT_CTRL | CLI_OPT_STAY)
 
 static const struct {
 	const char *name;
@@ -251,6 +270,7 @@ static const struct {
 	{ "stay", 0, CLI_OPT_STAY },
 	{ "key_len", 1, CLI_OPT_KEY_LEN },
 	{ "nonce_len", 1, CLI_OPT_NONCE_LEN },
+	{ "ctrl", 1, CLI_OPT_CTRL },
 };
 
 /* the kinds of socket of the raw "sock" type, in this order */
@@ -393,6 +413,8 @@ struct cli_addr {
  * @mark: SO_MARK of the transport socket (CLI_OPT_MARK)
  * @key_len: bytes of cipher key sent (CLI_OPT_KEY_LEN)
  * @nonce_len: bytes of nonce tail sent (CLI_OPT_NONCE_LEN)
+ * @rec: a control record, length prefix included, allocated (CLI_OPT_CTRL)
+ * @rec_len: bytes in @rec
  */
 struct cli_opts {
 	unsigned int given;
@@ -407,17 +429,30 @@ struct cli_opts {
 	unsigned long mark;
 	unsigned long key_len;
 	unsigned long nonce_len;
+	unsigned char *rec;
+	size_t rec_len;
+};
+
+/* how far a TCP connection of a peer is */
+enum cli_conn {
+	CLI_CONN_NONE,		/* none yet: the peer is not added */
+	CLI_CONN_OPEN,		/* added, its records are printed */
+	CLI_CONN_QUIET,		/* end of stream or error seen, still open */
+	CLI_CONN_CLOSED,	/* closed on SIGUSR1 */
 };
 
 /**
  * struct cli_peer - the peer of a PEER_* request
  * @id: peer id
  * @fd: transport socket, -1 to send no OVPN_A_PEER_SOCKET
- * @o: everything else
+ * @conn: state of @fd, a TCP connection (new_tcp_peer, tcp_listen)
+ * @o: everything else; the remote address alone is sent only when
+ *	@o.given has CLI_OPT_REMOTE
  */
 struct cli_peer {
 	unsigned long id;
 	int fd;
+	enum cli_conn conn;
 	struct cli_opts o;
 };
 
@@ -464,6 +499,28 @@ struct cli_req {
 	struct nl_msg *body;
 	int (*parse)(struct nlmsghdr *nlh, void *arg);
 	void *arg;
+};
+
+/**
+ * struct cli_tcp - the TCP connections of new_tcp_peer or tcp_listen
+ * @req: PEER_NEW for the device
+ * @o: ctrl and stay
+ * @peers: the peers, each with the connection it is added on
+ * @n: entries in @peers
+ * @added: peers added so far
+ * @lfd: listening sockets, IPv4 and IPv6, -1 for none
+ * @sig: signal descriptor of a stay, -1 for none
+ * @tag: the lines about a connection name its peer
+ */
+struct cli_tcp {
+	struct cli_req req;
+	struct cli_opts o;
+	struct cli_peer *peers;
+	int n;
+	int added;
+	int lfd[2];
+	int sig;
+	bool tag;
 };
 
 enum cli_field_kind {
@@ -1779,6 +1836,21 @@ static int cli_set_vpn(struct cli_opts *o, const char *str)
 	return 0;
 }
 
+/* A control payload in hex, framed: its 2-byte length, then itself. */
+static int cli_set_record(struct cli_opts *o, const char *hex)
+{
+	size_t len = strlen(hex) / 2;
+
+	o->rec = malloc(len + 2);
+	if (!o->rec || parse_hex(hex, o->rec + 2, CLI_RECORD_MAX, &len))
+		return -1;
+
+	o->rec[0] = len >> 8;
+	o->rec[1] = len & 0xff;
+	o->rec_len = len + 2;
+	return 0;
+}
+
 /* The arguments @args of the option @bit into @o. */
 static int cli_set_opt(struct cli_opts *o, unsigned int bit, char **args)
 {
@@ -1803,6 +1875,8 @@ static int cli_set_opt(struct cli_opts *o, unsigned int bit, char **args)
 		return parse_uint(args[0], CLI_KEY_MAX, &o->key_len);
 	case CLI_OPT_NONCE_LEN:
 		return parse_uint(args[0], CLI_NONCE_MAX, &o->nonce_len);
+	case CLI_OPT_CTRL:
+		return cli_set_record(o, args[0]);
 	}
 
 	return 0;
@@ -1977,12 +2051,120 @@ static int cli_udp_socket(const struct cli_addr *local, unsigned long port,
 	return fd;
 }
 
+/* Close @fd, if open, keeping errno: -1. */
+static int cli_close_err(int fd)
+{
+	int err = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = err;
+	return -1;
+}
+
 /*
- * SIGTERM and SIGINT, blocked, as a descriptor: no handler, and no window
- * between a check of a flag and a wait in which one gets lost.  Blocked,
- * they are queued even where the shell started us with SIGINT ignored.
+ * A TCP socket of @addr's family listening on @addr:@port, SO_REUSEADDR,
+ * IPv6 ones for IPv6 only: -1 and errno on failure.
  */
-static int cli_signal_fd(void)
+static int cli_tcp_listen(const struct cli_addr *addr, unsigned long port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = cli_sockaddr(addr, port, &ss);
+	int fd, one = 1;
+
+	fd = socket(addr->family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    (addr->family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one))) ||
+	    bind(fd, (struct sockaddr *)&ss, len) ||
+	    listen(fd, CLI_TCP_BACKLOG))
+		return cli_close_err(fd);
+
+	return fd;
+}
+
+/* A TCP socket connected to @addr:@port, -1 (told) if none. */
+static int cli_tcp_connect(const struct cli_addr *addr, unsigned long port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = cli_sockaddr(addr, port, &ss);
+	int fd;
+
+	fd = socket(addr->family, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len)) {
+		fprintf(stderr, "%s: cannot connect: %s\n", CLI_NAME,
+			strerror(errno));
+		return cli_close_err(fd);
+	}
+
+	return fd;
+}
+
+/* The local port of @fd, -1 (told) if unknown. */
+static int cli_local_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len)) {
+		fprintf(stderr, "%s: getsockname: %s\n", CLI_NAME,
+			strerror(errno));
+		return -1;
+	}
+
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+static long long cli_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The control record of @o, if any, on the TCP socket @fd of a peer, in one
+ * send(); again for a while as long as the kernel still holds the one before.
+ */
+static int cli_send_ctrl(int fd, const struct cli_opts *o)
+{
+	long long deadline = cli_now_ms() + CLI_SEND_WAIT_MS;
+	ssize_t ret;
+
+	if (!o->rec)
+		return RC_OK;
+
+	for (;;) {
+		ret = send(fd, o->rec, o->rec_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (ret == (ssize_t)o->rec_len)
+			return RC_OK;
+		if (ret >= 0) {
+			fprintf(stderr, "%s: control record cut at %zd bytes\n",
+				CLI_NAME, ret);
+			return RC_LOCAL;
+		}
+		if ((errno != EAGAIN && errno != EINTR) ||
+		    cli_now_ms() >= deadline)
+			break;
+		poll(NULL, 0, CLI_SEND_PAUSE_MS);
+	}
+
+	fprintf(stderr, "%s: cannot send the control record: %s\n", CLI_NAME,
+		strerror(errno));
+	return RC_LOCAL;
+}
+
+/*
+ * SIGTERM and SIGINT, and SIGUSR1 if @usr1, blocked, as a descriptor: no
+ * handler, and no window between a check of a flag and a wait in which one
+ * gets lost.  Blocked, they are queued even where the shell started us with
+ * SIGINT ignored.
+ */
+static int cli_signal_fd(bool usr1)
 {
 	sigset_t set;
 	int fd;
@@ -1990,6 +2172,8 @@ static int cli_signal_fd(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	if (usr1)
+		sigaddset(&set, SIGUSR1);
 	fd = sigprocmask(SIG_BLOCK, &set, NULL) ? -1 :
 	     signalfd(-1, &set, SFD_CLOEXEC);
 	if (fd < 0)
@@ -1998,26 +2182,38 @@ static int cli_signal_fd(void)
 	return fd;
 }
 
-/* "CTRL <len> <first bytes in hex, - if none>" for one datagram. */
-static void cli_print_ctrl(int fd)
+/*
+ * One datagram, or one record of a @stream, from @fd, printed as
+ * "CTRL<label> <len> <first bytes in hex, - if none>" unless the stream
+ * ends there: what recv() returned, -errno on failure (told unless EAGAIN
+ * or EINTR).
+ */
+static ssize_t cli_recv_ctrl(int fd, bool stream, const char *label)
 {
-	char hex[2 * CLI_CTRL_SHOW + 1] = "-";
-	unsigned char buf[CLI_CTRL_SHOW];
+	static unsigned char buf[CLI_RECORD_BUF];
+	ssize_t show = stream ? CLI_RECORD_SHOW : CLI_CTRL_SHOW;
+	char hex[2 * CLI_RECORD_SHOW + 1] = "-";
 	ssize_t len, i;
+	int err;
 
 	/* MSG_TRUNC: the length of the datagram, not of what was copied */
-	len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+	len = recv(fd, buf, sizeof(buf),
+		   MSG_DONTWAIT | (stream ? 0 : MSG_TRUNC));
 	if (len < 0) {
-		if (errno != EAGAIN && errno != EINTR)
+		err = errno;
+		if (err != EAGAIN && err != EINTR)
 			fprintf(stderr, "%s: recv: %s\n", CLI_NAME,
-				strerror(errno));
-		return;
+				strerror(err));
+		return -err;
 	}
+	if (stream && !len)
+		return 0;
 
-	for (i = 0; i < len && i < CLI_CTRL_SHOW; i++)
+	for (i = 0; i < len && i < show; i++)
 		snprintf(hex + 2 * i, sizeof(hex) - 2 * i, "%02x", buf[i]);
 
-	printf("CTRL %zd %s\n", len, hex);
+	printf("CTRL%s %zd %s\n", label, len, hex);
+	return len;
 }
 
 /* Print what arrives on @fd until a signal can be read from @sig. */
@@ -2035,42 +2231,43 @@ static int cli_stay(int fd, int sig)
 			return RC_LOCAL;
 		}
 		if (pfd[0].revents & (POLLIN | POLLERR))
-			cli_print_ctrl(fd);
+			cli_recv_ctrl(fd, false, "");
 	}
 
+	return RC_OK;
+}
+
+/*
+ * "READY <local port of @fd>"; for a stay (@o), the signal descriptor *@sig
+ * first, as READY may be answered by a signal at once, else -1.
+ */
+static int cli_announce(int fd, const struct cli_opts *o, bool usr1,
+			int *sig)
+{
+	int port = cli_local_port(fd);
+
+	*sig = -1;
+	if (port < 0)
+		return RC_LOCAL;
+
+	if (o->given & CLI_OPT_STAY) {
+		*sig = cli_signal_fd(usr1);
+		if (*sig < 0)
+			return RC_LOCAL;
+	}
+
+	printf("READY %d\n", port);
 	return RC_OK;
 }
 
 /* The peers are in: "READY <local port>", then stay if asked to. */
 static int cli_ready(int fd, const struct cli_opts *o)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-	bool stay = o->given & CLI_OPT_STAY;
-	unsigned short port;
-	int sig = -1, ret;
+	int sig, ret;
 
-	if (getsockname(fd, (struct sockaddr *)&ss, &len)) {
-		fprintf(stderr, "%s: getsockname: %s\n", CLI_NAME,
-			strerror(errno));
-		return RC_LOCAL;
-	}
-
-	if (ss.ss_family == AF_INET)
-		port = ((struct sockaddr_in *)&ss)->sin_port;
-	else
-		port = ((struct sockaddr_in6 *)&ss)->sin6_port;
-
-	/* before READY, which may be answered by a signal at once */
-	if (stay) {
-		sig = cli_signal_fd();
-		if (sig < 0)
-			return RC_LOCAL;
-	}
-
-	printf("READY %u\n", ntohs(port));
-	if (!stay)
-		return RC_OK;
+	ret = cli_announce(fd, o, false, &sig);
+	if (ret || sig < 0)
+		return ret;
 
 	ret = cli_stay(fd, sig);
 	close(sig);
@@ -2116,13 +2313,14 @@ static int cli_new_peer(const struct cli_cmd *cmd, int argc, char **argv)
 }
 
 /*
- * A line of a peers file into @p: 0, 1 for a line without a peer, -1 when
+ * A line of a peers file into @p, with a remote port column if @port, else
+ * with an address that is not sent: 0, 1 for a line without a peer, -1 when
  * malformed.
  */
-static int cli_peer_line(char *line, struct cli_peer *p)
+static int cli_peer_line(char *line, bool port, struct cli_peer *p)
 {
-	char *tok[CLI_PEER_COLS + 1], *save = NULL;
-	int n;
+	char *tok[CLI_PEER_COLS + 1], *save = NULL, **vpn;
+	int n, cols = port ? CLI_PEER_COLS : CLI_PEER_COLS - 1;
 
 	line[strcspn(line, "#")] = '\0';
 	for (n = 0; n <= CLI_PEER_COLS; n++) {
@@ -2133,22 +2331,28 @@ static int cli_peer_line(char *line, struct cli_peer *p)
 
 	if (!n)
 		return 1;
-	if (n < CLI_PEER_COLS - 1 || n > CLI_PEER_COLS)
+	if (n < cols - 1 || n > cols)
 		return -1;
 
 	memset(&p->o, 0, sizeof(p->o));
+	vpn = tok + cols - 3;
 	if (parse_uint(tok[0], UINT32_MAX, &p->id) ||
-	    cli_set_opt(&p->o, CLI_OPT_REMOTE, tok + 1) ||
-	    (strcmp(tok[3], "-") && cli_set_vpn(&p->o, tok[3])) ||
-	    (strcmp(tok[4], "-") && cli_set_vpn(&p->o, tok[4])) ||
-	    (n == CLI_PEER_COLS && cli_set_opt(&p->o, CLI_OPT_TX_ID, tok + 5)))
+	    (port ? cli_set_opt(&p->o, CLI_OPT_REMOTE, tok + 1) :
+		    parse_addr(tok[1], &p->o.remote)) ||
+	    (strcmp(vpn[0], "-") && cli_set_vpn(&p->o, vpn[0])) ||
+	    (strcmp(vpn[1], "-") && cli_set_vpn(&p->o, vpn[1])) ||
+	    (n == cols && cli_set_opt(&p->o, CLI_OPT_TX_ID, vpn + 2)))
 		return -1;
 
 	return 0;
 }
 
-/* The peers of @path, all checked, into *@peers: how many, or -1 (told). */
-static int cli_read_peers(const char *path, struct cli_peer **peers)
+/*
+ * The peers of @path, all checked, into *@peers: how many, or -1 (told).
+ * @port: the lines have a remote port, see cli_peer_line().
+ */
+static int cli_read_peers(const char *path, bool port,
+			  struct cli_peer **peers)
 {
 	struct cli_peer p = { .fd = -1 }, *more;
 	unsigned int lineno = 0;
@@ -2166,7 +2370,7 @@ static int cli_read_peers(const char *path, struct cli_peer **peers)
 
 	while (n >= 0 && getline(&line, &cap, f) >= 0) {
 		lineno++;
-		ret = cli_peer_line(line, &p);
+		ret = cli_peer_line(line, port, &p);
 		if (ret > 0)
 			continue;
 
@@ -2226,7 +2430,7 @@ static int cli_new_multi_peer(const struct cli_cmd *cmd, int argc,
 		return cmd_usage(cmd);
 
 	/* a bad file must not leave some of its peers behind */
-	n = cli_read_peers(argv[3], &peers);
+	n = cli_read_peers(argv[3], true, &peers);
 	fd = n < 0 ? -1 : cli_udp_socket(&any, lport, &o);
 	if (fd < 0) {
 		free(peers);
@@ -2239,6 +2443,301 @@ static int cli_new_multi_peer(const struct cli_cmd *cmd, int argc,
 
 	close(fd);
 	free(peers);
+	return ret;
+}
+
+/* TCP peers */
+
+/* The address of @ss, its port and scope left out. */
+static void cli_addr_of(const struct sockaddr_storage *ss,
+			struct cli_addr *addr)
+{
+	memset(addr, 0, sizeof(*addr));
+	addr->family = ss->ss_family;
+	if (ss->ss_family == AF_INET)
+		addr->v4 = ((const struct sockaddr_in *)ss)->sin_addr;
+	else
+		addr->v6 = ((const struct sockaddr_in6 *)ss)->sin6_addr;
+}
+
+/* Same family and address, whatever the scope. */
+static bool cli_addr_same(const struct cli_addr *a, const struct cli_addr *b)
+{
+	if (a->family != b->family)
+		return false;
+	if (a->family == AF_INET)
+		return a->v4.s_addr == b->v4.s_addr;
+	return !memcmp(&a->v6, &b->v6, sizeof(a->v6));
+}
+
+/* The first peer not added yet that connects from @from, NULL if none. */
+static struct cli_peer *cli_tcp_match(struct cli_tcp *t,
+				      const struct cli_addr *from)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->peers[i].conn == CLI_CONN_NONE &&
+		    cli_addr_same(&t->peers[i].o.remote, from))
+			return &t->peers[i];
+
+	return NULL;
+}
+
+/*
+ * Add peer @p on its connection @fd, and send it the control record if any:
+ * "PEER <id>" when @t tags its lines.  A refusal is final.
+ */
+static int cli_tcp_add(struct cli_tcp *t, struct cli_peer *p, int fd)
+{
+	int ret;
+
+	p->fd = fd;
+	ret = cli_peer_request(&t->req, p);
+	if (ret)
+		return ret;
+
+	p->conn = CLI_CONN_OPEN;
+	t->added++;
+	ret = cli_send_ctrl(fd, &t->o);
+	if (!ret && t->tag)
+		printf("PEER %lu\n", p->id);
+	return ret;
+}
+
+/* A connection on the listening socket @lfd, added as the peer it is from. */
+static int cli_tcp_accept(struct cli_tcp *t, int lfd)
+{
+	char name[INET6_ADDRSTRLEN] = "?";
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct cli_addr from;
+	struct cli_peer *p;
+	int fd;
+
+	fd = accept(lfd, (struct sockaddr *)&ss, &len);
+	if (fd < 0) {
+		if (errno == EAGAIN || errno == EINTR ||
+		    errno == ECONNABORTED)
+			return RC_OK;
+		fprintf(stderr, "%s: accept: %s\n", CLI_NAME, strerror(errno));
+		return RC_LOCAL;
+	}
+
+	cli_addr_of(&ss, &from);
+	p = cli_tcp_match(t, &from);
+	if (p)
+		return cli_tcp_add(t, p, fd);
+
+	inet_ntop(from.family, from.family == AF_INET ?
+		  (void *)&from.v4 : (void *)&from.v6, name, sizeof(name));
+	fprintf(stderr, "UNKNOWN %s\n", name);
+	close(fd);
+	return RC_OK;
+}
+
+/* A record of @p, or the end of its stream, or its error: then quiet. */
+static void cli_tcp_recv(struct cli_tcp *t, struct cli_peer *p,
+			 short revents)
+{
+	char label[16] = "";
+	ssize_t len;
+
+	if (t->tag)
+		snprintf(label, sizeof(label), " %lu", p->id);
+
+	len = cli_recv_ctrl(p->fd, true, label);
+	if (len > 0 ||
+	    ((len == -EAGAIN || len == -EINTR) &&
+	     !(revents & (POLLERR | POLLHUP))))
+		return;
+
+	if (!len)
+		printf("EOF%s\n", label);
+	p->conn = CLI_CONN_QUIET;
+}
+
+/* A signal: true to leave, on SIGTERM or SIGINT; SIGUSR1 closes all. */
+static bool cli_tcp_signal(struct cli_tcp *t)
+{
+	struct signalfd_siginfo si;
+	int i;
+
+	if (read(t->sig, &si, sizeof(si)) != sizeof(si))
+		return false;
+	if (si.ssi_signo != SIGUSR1)
+		return true;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->peers[i].fd < 0)
+			continue;
+		close(t->peers[i].fd);
+		t->peers[i].fd = -1;
+		t->peers[i].conn = CLI_CONN_CLOSED;
+	}
+	printf("CLOSED\n");
+	return false;
+}
+
+/* the slots of the poll set of cli_tcp_run(), the peers last */
+enum {
+	CLI_PFD_SIG,
+	CLI_PFD_LISTEN4,
+	CLI_PFD_LISTEN6,
+	CLI_PFD_PEERS,
+};
+
+/*
+ * Accept while some peer is not added; for a stay, print the records of
+ * the peers' connections too, until SIGTERM or SIGINT.
+ */
+static int cli_tcp_run(struct cli_tcp *t)
+{
+	bool stay = t->o.given & CLI_OPT_STAY, done = false;
+	int i, nfds = CLI_PFD_PEERS + t->n, ret = RC_OK;
+	struct pollfd *pfd = calloc(nfds, sizeof(*pfd));
+
+	if (!pfd) {
+		fprintf(stderr, "%s: out of memory\n", CLI_NAME);
+		return RC_LOCAL;
+	}
+
+	while (!ret && !done && (stay || t->added < t->n)) {
+		pfd[CLI_PFD_SIG].fd = t->sig;
+		for (i = 0; i < 2; i++)
+			pfd[CLI_PFD_LISTEN4 + i].fd =
+				t->added < t->n ? t->lfd[i] : -1;
+		for (i = 0; i < t->n; i++)
+			pfd[CLI_PFD_PEERS + i].fd =
+				stay && t->peers[i].conn == CLI_CONN_OPEN ?
+				t->peers[i].fd : -1;
+		for (i = 0; i < nfds; i++)
+			pfd[i].events = POLLIN;
+
+		if (poll(pfd, nfds, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "%s: poll: %s\n", CLI_NAME,
+				strerror(errno));
+			ret = RC_LOCAL;
+			break;
+		}
+
+		for (i = 0; i < t->n; i++)
+			if (pfd[CLI_PFD_PEERS + i].revents)
+				cli_tcp_recv(t, &t->peers[i],
+					     pfd[CLI_PFD_PEERS + i].revents);
+		for (i = 0; !ret && i < 2; i++)
+			if (pfd[CLI_PFD_LISTEN4 + i].revents)
+				ret = cli_tcp_accept(t, t->lfd[i]);
+		if (!ret && pfd[CLI_PFD_SIG].revents)
+			done = cli_tcp_signal(t);
+	}
+
+	free(pfd);
+	return ret;
+}
+
+/* Close what @t holds but its peers array. */
+static void cli_tcp_close(struct cli_tcp *t)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->peers[i].fd >= 0)
+			close(t->peers[i].fd);
+	for (i = 0; i < 2; i++)
+		if (t->lfd[i] >= 0)
+			close(t->lfd[i]);
+	if (t->sig >= 0)
+		close(t->sig);
+	free(t->o.rec);
+}
+
+static int cli_new_tcp_peer(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct cli_peer p = { .fd = -1 };
+	struct cli_tcp t = {
+		.peers = &p,
+		.n = 1,
+		.lfd = { -1, -1 },
+		.sig = -1,
+	};
+	unsigned long rport;
+	int fd, ret;
+
+	if (cli_req_init(&t.req, OVPN_CMD_PEER_NEW, argv[1]) ||
+	    arg_uint("peer id", argv[2], UINT32_MAX, &p.id) ||
+	    arg_uint("remote port", argv[4], USHRT_MAX, &rport))
+		return cmd_usage(cmd);
+
+	/* the remote stays out of the request: no CLI_OPT_REMOTE */
+	if (parse_addr(argv[3], &p.o.remote)) {
+		fprintf(stderr, "%s: bad remote '%s'\n", CLI_NAME, argv[3]);
+		return cmd_usage(cmd);
+	}
+
+	if (cli_parse_opts(&p.o, CLI_NEW_TCP_PEER_OPTS, argc - 5, argv + 5)) {
+		free(p.o.rec);
+		return cmd_usage(cmd);
+	}
+	t.o = p.o;
+
+	fd = cli_tcp_connect(&p.o.remote, rport);
+	ret = fd < 0 ? RC_LOCAL : cli_tcp_add(&t, &p, fd);
+	if (!ret)
+		ret = cli_announce(fd, &t.o, true, &t.sig);
+	if (!ret)
+		ret = cli_tcp_run(&t);
+
+	/* a refused peer still holds its connection in p.fd */
+	cli_tcp_close(&t);
+	return ret;
+}
+
+static int cli_tcp_listen_cmd(const struct cli_cmd *cmd, int argc,
+			      char **argv)
+{
+	struct cli_addr any4 = { .family = AF_INET };
+	struct cli_addr any6 = { .family = AF_INET6 };
+	struct cli_tcp t = {
+		.lfd = { -1, -1 },
+		.sig = -1,
+		.tag = true,
+	};
+	unsigned long lport;
+	int port, ret = RC_LOCAL;
+
+	if (cli_req_init(&t.req, OVPN_CMD_PEER_NEW, argv[1]) ||
+	    arg_uint("local port", argv[2], USHRT_MAX, &lport) ||
+	    cli_parse_opts(&t.o, CLI_TCP_LISTEN_OPTS, argc - 4, argv + 4)) {
+		free(t.o.rec);
+		return cmd_usage(cmd);
+	}
+
+	t.n = cli_read_peers(argv[3], false, &t.peers);
+	if (t.n < 0) {
+		t.n = 0;
+		goto out;
+	}
+
+	/* port 0: the IPv6 listener takes the port the IPv4 one got */
+	t.lfd[0] = cli_tcp_listen(&any4, lport);
+	port = t.lfd[0] < 0 ? -1 : cli_local_port(t.lfd[0]);
+	t.lfd[1] = port < 0 ? -1 : cli_tcp_listen(&any6, port);
+	if (t.lfd[1] < 0) {
+		fprintf(stderr, "%s: cannot listen on port %lu: %s\n",
+			CLI_NAME, lport, strerror(errno));
+		goto out;
+	}
+
+	ret = cli_announce(t.lfd[0], &t.o, true, &t.sig);
+	if (!ret)
+		ret = cli_tcp_run(&t);
+
+out:
+	cli_tcp_close(&t);
+	free(t.peers);
 	return ret;
 }
 
@@ -2731,14 +3230,6 @@ static int cli_ntf_parse(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-static long long cli_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /* "[seconds] [count <n>]" of listen_mcast. */
 static int cli_listen_args(int argc, char **argv, unsigned long *secs,
 			   struct cli_listen *listen)
@@ -2894,6 +3385,37 @@ static const struct cli_cmd cli_cmds[] = {
 		.min_args = 3,
 		.max_args = 6,
 		.handler = cli_new_multi_peer,
+	},
+	{
+		.name = "new_tcp_peer",
+		.args = "<ifname> <peer_id> <raddr> <rport> [options]",
+		.help = "options: vpn <addr> (once per family), tx_id <n>,\n"
+			"  keepalive <interval> <timeout>, ctrl <hex>, stay\n"
+			"connects to raddr:rport and adds the peer on that\n"
+			"  socket; ctrl: then sends it one control record,\n"
+			"  the payload <hex> after its 2-byte length;\n"
+			"prints READY <local port>; stay: then\n"
+			"  CTRL <len> <hex> a record received (length prefix\n"
+			"  included, 64 bytes shown), EOF at its end, CLOSED\n"
+			"  once SIGUSR1 closed the socket; until SIGTERM or\n"
+			"  SIGINT",
+		.min_args = 4,
+		.max_args = INT_MAX,
+		.handler = cli_new_tcp_peer,
+	},
+	{
+		.name = "tcp_listen",
+		.args = "<ifname> <lport> <peers_file> [ctrl <hex>] [stay]",
+		.help = "peers_file lines: <peer_id> <raddr> <vpn4|->\n"
+			"  <vpn6|-> [tx_id], raddr the source of its connection;\n"
+			"listens on 0.0.0.0 and [::], prints READY <lport>,\n"
+			"  then PEER <peer_id> a peer added (UNKNOWN <addr>\n"
+			"  on stderr for a stranger), leaving once all are in;\n"
+			"stay: also CTRL <peer_id> <len> <hex>, EOF <peer_id>\n"
+			"  and CLOSED as new_tcp_peer, until SIGTERM or SIGINT",
+		.min_args = 3,
+		.max_args = 6,
+		.handler = cli_tcp_listen_cmd,
 	},
 	{
 		.name = "set_peer",

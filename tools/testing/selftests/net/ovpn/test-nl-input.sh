@@ -4,6 +4,8 @@
 # Bad netlink input: every malformed, incomplete or inconsistent request
 # is refused with the right errno and an extack message, and changes
 # nothing.  Requests are built attribute by attribute with "ovpn-cli raw".
+# The two peers the TCP tests add on purpose go with their sockets before
+# the next test.
 #
 #   ns "ovpn-nl-$$":  ovm (MP)   ovp (P2P)
 #
@@ -120,13 +122,65 @@ peer_new_bad_socket()
 		expect_err ENOTSOCK raw peer_new ifname ovm nest:2 1:u32:2 \
 			6:sock:$kind $REMOTE 8:ip:5.5.5.3 end
 	done
-	# TCP is refused as such until the TCP transport exists.
-	for kind in tcp4 tcp4-listen tcp4-connected; do
-		expect_err EOPNOTSUPP raw peer_new ifname ovm nest:2 1:u32:2 \
+	# A TCP peer needs an established connection...
+	for kind in tcp4 tcp4-listen; do
+		expect_err ENOTCONN raw peer_new ifname ovm nest:2 1:u32:2 \
 			6:sock:$kind 8:ip:5.5.5.3 end
 	done
+	# ...which is its endpoint: no remote address besides.
+	expect_err EINVAL raw peer_new ifname ovm nest:2 1:u32:2 \
+		6:sock:tcp4-connected $REMOTE 8:ip:5.5.5.3 end
 	expect_err ENOTSOCK raw peer_new ifname ovm nest:2 1:u32:2 \
 		6:u32:99999 $REMOTE 8:ip:5.5.5.3 end
+}
+
+# A connected TCP socket makes a peer, which lives as long as the socket:
+# raw's exit closes it, for a disconnect.
+tcp_peer_lives_with_socket()
+{
+	local log=$TMPDIR/tcp.ntf
+
+	ntf_listen "$log" 1 ip netns exec "$NS"
+	expect_eq "peer on a connected TCP socket" OK \
+		"$(raw peer_new ifname ovm nest:2 1:u32:2 \
+		   6:sock:tcp4-connected 8:ip:5.5.5.3 end)"
+	ntf_expect "$log" '^ntf peer_del .* id=2 reason=transport_disconnect'
+	expect_err ENOENT ip netns exec "$NS" "$OVPN_CLI" get_peer ovm 2
+}
+
+# A TCP listener in the namespace that never accepts: a connection to it
+# is established all the same.
+TCP_LISTENER='import socket, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(4)
+print("READY", s.getsockname()[1], flush=True)
+time.sleep(3600)'
+
+# A TCP socket carries one peer: a second one on it, on the same device or
+# another, is refused.  The socket is a shell's descriptor 3, which the
+# requests name; the shell's exit closes it and ends the first peer.
+tcp_socket_in_use()
+{
+	local log=$TMPDIR/busy.ntf port
+
+	start_ready "$TMPDIR/listener.log" ip netns exec "$NS" python3 -c \
+		"$TCP_LISTENER"
+	port=$(sed -n 's/^READY //p' "$TMPDIR/listener.log")
+	ntf_listen "$log" 1 ip netns exec "$NS"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	ip netns exec "$NS" bash -c '
+		set -e
+		source "$1/lib.sh"
+		exec 3<>"/dev/tcp/127.0.0.1/$2"
+		expect_eq "peer 2 on descriptor 3" OK \
+			"$("$OVPN_CLI" raw peer_new ifname ovm nest:2 1:u32:2 \
+			   6:u32:3 8:ip:5.5.5.3 end)"
+		expect_err EBUSY "$OVPN_CLI" raw peer_new ifname ovm nest:2 \
+			1:u32:3 6:u32:3 8:ip:5.5.5.4 end
+		expect_err EBUSY "$OVPN_CLI" raw peer_new ifname ovp nest:2 \
+			1:u32:3 6:u32:3 end' - "$OVPN_DIR" "$port"
+	ntf_expect "$log" '^ntf peer_del .* id=2 reason=transport_disconnect'
 }
 
 # A VPN address names one peer: unicast, unique, and a peer keeps one.
@@ -223,13 +277,15 @@ ip -n "$NS" link set lo up
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovm mp >/dev/null || exit 1
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovp p2p >/dev/null || exit 1
 
-ktap_plan 11
+ktap_plan 13
 run_test valid_requests_pass valid_requests_pass
 run_test peer_new_missing peer_new_missing
 run_test peer_new_out_of_range peer_new_out_of_range
 run_test peer_new_unexpected peer_new_unexpected
 run_test peer_new_inconsistent peer_new_inconsistent
 run_test peer_new_bad_socket peer_new_bad_socket
+run_test tcp_peer_lives_with_socket tcp_peer_lives_with_socket
+run_test tcp_socket_in_use tcp_socket_in_use
 run_test vpn_address_rules vpn_address_rules
 run_test nothing_was_added nothing_was_added
 run_test peer_set_get_del_bad peer_set_get_del_bad
