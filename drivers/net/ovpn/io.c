@@ -59,14 +59,16 @@ static bool ovpn_is_keepalive(struct sk_buff *skb)
 	       !memcmp(skb->data, ping, OVPN_KEEPALIVE_SIZE);
 }
 
-/* Put what a packet in flight holds: key slot first, peer last. */
-static void ovpn_cb_put(struct ovpn_cb *cb)
+/*
+ * Put what a packet in flight held: key slot first, peer last.  The
+ * callers read both out of the control block beforehand, as the skb may
+ * be freed, or owned by the stack, by the time they are put.
+ */
+static void ovpn_post_put(struct ovpn_peer *peer,
+			  struct ovpn_crypto_key_slot *ks)
 {
-	kfree(cb->crypto_tmp);
-	cb->crypto_tmp = NULL;
-	if (cb->ks)
-		ovpn_crypto_key_slot_put(cb->ks);
-	ovpn_peer_put(cb->peer);
+	ovpn_crypto_key_slot_put(ks);
+	ovpn_peer_put(peer);
 }
 
 /* Hand a decrypted IP packet to the stack. */
@@ -109,6 +111,10 @@ void ovpn_decrypt_post(void *data, int ret)
 	__be16 proto;
 	u32 pktid;
 
+	/* The AEAD request is done with. */
+	kfree(cb->crypto_tmp);
+	cb->crypto_tmp = NULL;
+
 	if (unlikely(ret)) {
 		net_dbg_ratelimited("%s: peer %u: packet not authentic: %d\n",
 				    netdev_name(peer->ovpn->dev), peer->id,
@@ -134,7 +140,7 @@ void ovpn_decrypt_post(void *data, int ret)
 	if (unlikely(!proto)) {
 		if (ovpn_is_keepalive(skb)) {
 			consume_skb(skb);
-			ovpn_cb_put(cb);
+			ovpn_post_put(peer, ks);
 			return;
 		}
 		goto drop;
@@ -148,14 +154,16 @@ void ovpn_decrypt_post(void *data, int ret)
 		goto drop;
 	}
 
+	ovpn_crypto_key_slot_put(ks);
+	/* The skb, control block included, is the stack's from here on. */
 	ovpn_deliver(peer, skb);
-	ovpn_cb_put(cb);
+	ovpn_peer_put(peer);
 	return;
 
 drop:
 	dev_dstats_rx_dropped(peer->ovpn->dev);
 	kfree_skb(skb);
-	ovpn_cb_put(cb);
+	ovpn_post_put(peer, ks);
 }
 
 /**
@@ -205,27 +213,29 @@ void ovpn_encrypt_post(void *data, int ret)
 {
 	struct sk_buff *skb = data;
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+	struct ovpn_crypto_key_slot *ks = cb->ks;
 	struct ovpn_peer *peer = cb->peer;
+
+	/* The AEAD request is done with. */
+	kfree(cb->crypto_tmp);
+	cb->crypto_tmp = NULL;
 
 	if (unlikely(ret == -ERANGE)) {
 		/* Packet ids exhausted: this key must never encrypt again. */
-		if (ovpn_crypto_key_kill_exhausted(&peer->crypto, cb->ks))
-			ovpn_nl_key_swap_notify(peer, cb->ks->key_id);
+		if (ovpn_crypto_key_kill_exhausted(&peer->crypto, ks))
+			ovpn_nl_key_swap_notify(peer, ks->key_id);
 	}
 	if (unlikely(ret)) {
 		dev_dstats_tx_dropped(peer->ovpn->dev);
 		kfree_skb(skb);
-		ovpn_cb_put(cb);
+		ovpn_post_put(peer, ks);
 		return;
 	}
 
 	ovpn_stats_add(peer->stats, link, tx, skb->len);
 	ovpn_peer_mark_sent(peer);
 	/* The transport owns the control block from here on. */
-	kfree(cb->crypto_tmp);
-	cb->crypto_tmp = NULL;
-	ovpn_crypto_key_slot_put(cb->ks);
-	cb->ks = NULL;
+	ovpn_crypto_key_slot_put(ks);
 	if (ovpn_socket_is_tcp(peer->sock))
 		ovpn_tcp_send_skb(peer, skb);
 	else
