@@ -584,7 +584,11 @@ static int ovpn_tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size)
 		goto out_free;
 	}
 
-	WARN_ON_ONCE(xchg(&tcp->tx_ctrl, skb));
+	/*
+	 * The slot is free, unless a detach that purged it raced with two
+	 * senders: that record would have been dropped anyway.
+	 */
+	kfree_skb(xchg(&tcp->tx_ctrl, skb));
 	ovpn_tcp_kick_tx(ovpn_sock);
 	ret = size;
 	goto out;
