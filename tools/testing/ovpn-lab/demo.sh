@@ -1,23 +1,44 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The main job ("./lab demo"): build everything, boot the lab kernel with
-# our module and show what it does today.  Until the data path exists this
-# brings up an MP and a P2P ovpn device, reads them back over rtnetlink
-# and generic netlink, and reports boot and load times.
+# The main job ("./lab demo"): from a bare Debian machine, build the lab
+# root (cached), our module and ovpn-cli, boot the lab kernel and run an
+# unmodified openvpn 2.7 server and two clients on our module with DCO
+# (guest-demo.sh): iperf3 through the tunnels, a report of what was
+# measured and a PNG plot of the throughput over time, both in
+# .build/out/demo.
+#
+# Usage: demo.sh [udp|tcp]      the transport of the tunnels (default udp)
+#   OVPN_DEMO_SECS: how long each client sends (default 10)
 
 . "$(dirname "$0")/common.sh"
 
+proto=${1:-udp}
+case $proto in
+udp|tcp) ;;
+*) lab_die "usage: demo.sh [udp|tcp]" ;;
+esac
+
 root=$("$LAB_DIR/mkroot.sh")
 ko=$("$LAB_DIR/build.sh" amd64)
+mkdir -p "$REPO_DIR/.build"
 lab_chroot "$root" /bin/sh -c "cd /src/tools/testing/selftests/net/ovpn && \
 	cc -O2 -Wall -I/src/include/uapi \
 	\$(pkg-config --cflags libnl-3.0 libnl-genl-3.0) -o /src/.build/ovpn-cli \
 	ovpn-cli.c \$(pkg-config --libs libnl-3.0 libnl-genl-3.0)"
 
 out=.build/out/demo
-"$LAB_DIR/boot.sh" -o "$out" -- OVPN_KO=/src/$ko \
-	tools/testing/ovpn-lab/guest-demo.sh 2>/dev/null | grep -v '^\[' || true
+set +e
+"$LAB_DIR/boot.sh" -o "$out" -- OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli \
+	OVPN_DEMO_SECS="${OVPN_DEMO_SECS:-10}" \
+	tools/testing/ovpn-lab/guest-demo.sh "$proto" 2>/dev/null | grep '^demo: '
+rc=${PIPESTATUS[0]}
+set -e
 [ -r "$REPO_DIR/$out/report.txt" ] || lab_die "the guest wrote no report"
 echo
 cat "$REPO_DIR/$out/report.txt"
+echo
+[ -r "$REPO_DIR/$out/throughput.png" ] && echo "plot:   $REPO_DIR/$out/throughput.png"
+echo "report: $REPO_DIR/$out/report.txt"
+echo "logs:   $REPO_DIR/$out/console.log"
+[ "$rc" = 0 ] || lab_die "the demo failed (status $rc)"

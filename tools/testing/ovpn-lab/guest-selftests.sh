@@ -7,7 +7,9 @@
 # non-zero with no failing test point, counts as one more failure.
 #
 # Usage: guest-selftests.sh SCRIPT...
-# Writes $OVPN_LAB_OUT/summary: "<passed> <failed> <skipped>".
+# Writes $OVPN_LAB_OUT/summary: "<passed> <failed> <skipped>", and gives
+# each script $OVPN_LOG_DIR, $OVPN_LAB_OUT/<script>-logs, for the logs of
+# the daemons it runs.
 
 set -u
 
@@ -27,7 +29,9 @@ for script in "$@"; do
 	ktap=$OVPN_LAB_OUT/$name.ktap
 	echo "# ---- $name"
 	start=$(date +%s)
-	timeout --kill-after=10 "$limit" "$script" 2>&1 | tee "$ktap"
+	# Scripts that run daemons (openvpn-lib.sh) leave their logs here.
+	OVPN_LOG_DIR=$OVPN_LAB_OUT/$name-logs \
+		timeout --kill-after=10 "$limit" "$script" 2>&1 | tee "$ktap"
 	rc=${PIPESTATUS[0]}
 	plan=$(sed -n 's/^1\.\.\([0-9]*\).*/\1/p' "$ktap" | head -n1)
 	ok=$(grep -cE '^ok [0-9]+ ' "$ktap")
