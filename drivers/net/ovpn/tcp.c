@@ -114,6 +114,13 @@ static struct ovpn_socket *ovpn_tcp_sock_get(struct sock *sk)
 	return ovpn_sock;
 }
 
+/* Has the other end closed or reset the connection? */
+static bool ovpn_tcp_ended(const struct sock *sk)
+{
+	return (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+	       READ_ONCE(sk->sk_err);
+}
+
 /* Wake a writer that waits for the pending control record to go. */
 static void ovpn_tcp_wake_writers(struct sock *sk)
 {
@@ -174,10 +181,15 @@ static void ovpn_tcp_del_work(struct work_struct *work)
 	ovpn_peer_put(peer);
 }
 
-/* Queue the TX work, which holds the attachment while it is pending. */
+/*
+ * Queue the TX work, which holds a live reference on the attachment while
+ * it is pending.  Once the attachment is detached nothing is sent any
+ * more: what is still queued is dropped at its release.
+ */
 static void ovpn_tcp_kick_tx(struct ovpn_socket *ovpn_sock)
 {
-	percpu_ref_get(&ovpn_sock->ref);
+	if (!percpu_ref_tryget_live(&ovpn_sock->ref))
+		return;
 	if (!queue_work(ovpn_wq, &ovpn_tcp_of(ovpn_sock)->tx_work))
 		ovpn_socket_put(ovpn_sock);
 }
@@ -458,7 +470,6 @@ static void ovpn_tcp_write_space(struct sock *sk)
 {
 	void (*restored)(struct sock *sk);
 	struct ovpn_socket *ovpn_sock;
-	struct ovpn_tcp_sock *tcp;
 
 	rcu_read_lock();
 	ovpn_sock = rcu_dereference_sk_user_data(sk);
@@ -469,12 +480,8 @@ static void ovpn_tcp_write_space(struct sock *sk)
 		rcu_read_unlock();
 		return;
 	}
-	tcp = ovpn_tcp_of(ovpn_sock);
-	tcp->saved_write_space(sk);
-	if (percpu_ref_tryget_live_rcu(&ovpn_sock->ref)) {
-		if (!queue_work(ovpn_wq, &tcp->tx_work))
-			ovpn_socket_put(ovpn_sock);
-	}
+	ovpn_tcp_of(ovpn_sock)->saved_write_space(sk);
+	ovpn_tcp_kick_tx(ovpn_sock);
 	rcu_read_unlock();
 }
 
@@ -496,8 +503,7 @@ static void ovpn_tcp_state_change(struct sock *sk)
 			restored(sk);
 	} else {
 		ovpn_tcp_of(ovpn_sock)->saved_state_change(sk);
-		if ((READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
-		    READ_ONCE(sk->sk_err))
+		if (ovpn_tcp_ended(sk))
 			ovpn_tcp_del_ended(ovpn_sock);
 	}
 	rcu_read_unlock();
@@ -677,8 +683,7 @@ static __poll_t ovpn_tcp_poll(struct file *file, struct socket *sock,
 		tcp = ovpn_tcp_of(ovpn_sock);
 		mask &= ~(EPOLLIN | EPOLLRDNORM);
 		if (!skb_queue_empty_lockless(&tcp->user_queue) ||
-		    (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
-		    READ_ONCE(sk->sk_err))
+		    ovpn_tcp_ended(sk))
 			mask |= EPOLLIN | EPOLLRDNORM;
 		if (test_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags))
 			mask &= ~(EPOLLOUT | EPOLLWRNORM);
@@ -826,8 +831,7 @@ void ovpn_tcp_start(struct ovpn_socket *ovpn_sock)
 
 	ovpn_tcp_kick_tx(ovpn_sock);
 	/* The connection may have ended before the hooks were there. */
-	if ((READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
-	    READ_ONCE(sk->sk_err))
+	if (ovpn_tcp_ended(sk))
 		ovpn_tcp_del_ended(ovpn_sock);
 }
 
