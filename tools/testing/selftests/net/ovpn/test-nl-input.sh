@@ -183,6 +183,18 @@ tcp_socket_in_use()
 	ntf_expect "$log" '^ntf peer_del .* id=2 reason=transport_disconnect'
 }
 
+# What an attached TCP socket answers userspace that misuses it.
+tcp_socket_misuse()
+{
+	local out
+
+	out=$(ip netns exec "$NS" python3 "$OVPN_DIR/tcp-misuse.py" \
+		"$OVPN_CLI" ovm 4 5.5.5.4) || { echo "$out"; return 1; }
+	echo "$out"
+	# Every check ran: a skipped one must not pass unnoticed.
+	expect_eq "checks passed" 11 "$(grep -c '^ok ' <<<"$out")"
+}
+
 # A VPN address names one peer: unicast, unique, and a peer keeps one.
 vpn_address_rules()
 {
@@ -277,7 +289,7 @@ ip -n "$NS" link set lo up
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovm mp >/dev/null || exit 1
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovp p2p >/dev/null || exit 1
 
-ktap_plan 13
+ktap_plan 14
 run_test valid_requests_pass valid_requests_pass
 run_test peer_new_missing peer_new_missing
 run_test peer_new_out_of_range peer_new_out_of_range
@@ -286,6 +298,7 @@ run_test peer_new_inconsistent peer_new_inconsistent
 run_test peer_new_bad_socket peer_new_bad_socket
 run_test tcp_peer_lives_with_socket tcp_peer_lives_with_socket
 run_test tcp_socket_in_use tcp_socket_in_use
+run_test tcp_socket_misuse tcp_socket_misuse
 run_test vpn_address_rules vpn_address_rules
 run_test nothing_was_added nothing_was_added
 run_test peer_set_get_del_bad peer_set_get_del_bad
