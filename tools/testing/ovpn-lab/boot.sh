@@ -14,9 +14,11 @@
 # succeeded.
 #
 # Usage: boot.sh [-f flavour] [-c cpus] [-m memory] [-t seconds]
-#                [-o outdir] -- command...
+#                [-o outdir] [-p plugin] -- command...
 #   flavour: amd64 (default) or rt-amd64; outdir is relative to the
-#   repository (default .build/out/<timestamp>).
+#   repository (default .build/out/<timestamp>); plugin: a QEMU TCG plugin
+#   and its arguments, as QEMU's -plugin takes them, paths as the lab root
+#   sees them (the repository is /src).
 
 . "$(dirname "$0")/common.sh"
 
@@ -25,15 +27,17 @@ cpus=2
 memory=2G
 limit=1800
 out=
+plugin=
 
-while getopts "f:c:m:t:o:" opt; do
+while getopts "f:c:m:t:o:p:" opt; do
 	case $opt in
 	f) flavour=$OPTARG ;;
 	c) cpus=$OPTARG ;;
 	m) memory=$OPTARG ;;
 	t) limit=$OPTARG ;;
 	o) out=$OPTARG ;;
-	*) lab_die "usage: boot.sh [-f flavour] [-c cpus] [-m mem] [-t s] [-o dir] -- cmd" ;;
+	p) plugin=$OPTARG ;;
+	*) lab_die "usage: boot.sh [-f flavour] [-c cpus] [-m mem] [-t s] [-o dir] [-p plugin] -- cmd" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -57,7 +61,8 @@ set +e
 # a pipe and let tee write the log.
 lab_chroot "$root" timeout --kill-after=30 "$limit" \
 	vng --run "/boot/vmlinuz-$kver" --disable-kvm \
-	--cpus "$cpus" --memory "$memory" --qemu-opts=-cpu\ max \
+	--cpus "$cpus" --memory "$memory" \
+	--qemu-opts="-cpu max${plugin:+ -plugin $plugin}" \
 	--verbose --rwdir="/src/$out" --exec "$guest_cmd" 2>&1 | tee "$console"
 rc=${PIPESTATUS[0]}
 set -e

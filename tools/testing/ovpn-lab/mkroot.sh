@@ -81,6 +81,31 @@ lab_chroot "$tmp" apt-get install -y -qq -t "$LAB_KSUITE" $backports \
 	tail -n 30 "$tmp.log" >&2
 	lab_die "backports installation failed (log: $tmp.log)"
 }
+
+# The benchmark counts guest instructions with a QEMU TCG plugin of its
+# own; the plugin API header ships only in qemu's source package.  Take it
+# from the source of exactly the QEMU installed here (the API version must
+# match), then drop the tarball.
+qver=$(lab_chroot "$tmp" dpkg-query -W -f '${Version}' qemu-system-x86)
+cat >"$tmp/etc/apt/sources.list.d/lab-src.sources" <<SRC
+Types: deb-src
+URIs: $mirror
+Suites: $LAB_SUITE $LAB_SUITE-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+lab_chroot "$tmp" apt-get update -qq
+lab_chroot "$tmp" /bin/sh -c "cd /tmp && apt-get source -qq --download-only \
+	qemu=$qver && tar -xOf qemu_*.orig.tar.* --wildcards \
+	'*/include/qemu/qemu-plugin.h' >/usr/local/include/qemu-plugin.h" \
+	>>"$tmp.log" 2>&1 || {
+	tail -n 30 "$tmp.log" >&2
+	lab_die "no qemu-plugin.h from qemu $qver's source (log: $tmp.log)"
+}
+grep -q QEMU_PLUGIN_VERSION "$tmp/usr/local/include/qemu-plugin.h" ||
+	lab_die "qemu $qver's source has no usable qemu-plugin.h"
+rm "$tmp/etc/apt/sources.list.d/lab-src.sources"
+lab_chroot "$tmp" apt-get update -qq
 lab_chroot "$tmp" apt-get clean
 
 # The distribution's own ovpn.ko must never be picked up by accident: the

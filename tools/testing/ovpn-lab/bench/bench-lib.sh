@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of the benchmark: one tunnel through one peer between two
+# namespaces, on either module.  Sourced by guest-count.sh and
+# guest-throughput.sh, never run.
+#
+#   ns bench-a: tun-a 5.5.0.1 -- veth-a 10.10.0.1 == 10.10.0.2 veth-b -- ns
+#   bench-b: tun-b 5.5.0.2; both devices P2P, a knows b as peer 2, b knows
+#   a as peer 1.  Over TCP, b listens and a connects.
+#
+# Environment: OVPN_KO (our module), OVPN_CLI (ovpn-cli).  The selftests'
+# helpers load our module and start ovpn-cli.
+
+source /src/tools/testing/selftests/net/ovpn/lib.sh
+set -eu
+
+BENCH_A=bench-a
+BENCH_B=bench-b
+BENCH_PORT=1194
+BENCH_KEY=/src/tools/testing/selftests/net/ovpn/key.hex
+BENCH_TMP=$(mktemp -d)
+OVPN_PIDS=$BENCH_TMP/pids
+: >"$OVPN_PIDS"
+
+bench_log() { echo "bench: $*" >&2; }
+in_a() { ip netns exec "$BENCH_A" "$@"; }
+in_b() { ip netns exec "$BENCH_B" "$@"; }
+
+# bench_load ours|upstream: our build, or the distribution kernel's own
+# module (the lab blocks its alias autoloading; here it is wanted).
+bench_load()
+{
+	bench_unload
+	if [ "$1" = upstream ]; then
+		modprobe --ignore-install ovpn
+		return
+	fi
+	ovpn_load
+	[ "$(ovpn_build_id)" = "$(ovpn_ko_build_id)" ] ||
+		lab_fail "the loaded ovpn is not $OVPN_KO"
+}
+
+lab_fail()
+{
+	echo "bench: $*" >&2
+	exit 1
+}
+
+bench_unload()
+{
+	local i
+
+	[ -d /sys/module/ovpn ] || return 0
+	# Devices go with their namespace asynchronously: retry a while.
+	for i in $(seq 50); do
+		rmmod ovpn 2>/dev/null && return 0
+		sleep 0.2
+	done
+	rmmod ovpn
+}
+
+# bench_netns [split]: the two namespaces and the veth between them.  With
+# "split", each namespace's receive processing is steered to its own CPU
+# (RPS): a's to CPU 0, b's to the last one, so that with a sending to b,
+# one CPU does the sending side's work and another the receiving side's;
+# unbound work items (our TCP TX work) run on CPU 0 too, the sender's.
+# Without, a packet is received on the CPU that sent it, as veth does.
+bench_netns()
+{
+	local last=$(($(nproc) - 1))
+
+	bench_netns_del
+	ip netns add "$BENCH_A"
+	ip netns add "$BENCH_B"
+	ip link add veth-a netns "$BENCH_A" type veth peer name veth-b \
+		netns "$BENCH_B"
+	in_a ip addr add 10.10.0.1/24 dev veth-a
+	in_b ip addr add 10.10.0.2/24 dev veth-b
+	in_a ip link set veth-a up
+	in_b ip link set veth-b up
+	in_a ip link set lo up
+	in_b ip link set lo up
+	if [ "${1:-}" = split ]; then
+		printf '%x' 1 >"$BENCH_TMP/rps-a"
+		printf '%x' $((1 << last)) >"$BENCH_TMP/rps-b"
+		in_a sh -c "cat $BENCH_TMP/rps-a \
+			>/sys/class/net/veth-a/queues/rx-0/rps_cpus"
+		in_b sh -c "cat $BENCH_TMP/rps-b \
+			>/sys/class/net/veth-b/queues/rx-0/rps_cpus"
+		echo 1 >/sys/devices/virtual/workqueue/cpumask
+	fi
+	sysctl -qw net.core.netdev_max_backlog=100000
+	sysctl -qw net.core.rmem_max=33554432 net.core.wmem_max=33554432
+}
+
+bench_netns_del()
+{
+	ip netns del "$BENCH_A" 2>/dev/null || true
+	ip netns del "$BENCH_B" 2>/dev/null || true
+}
+
+# bench_tunnel udp|tcp aes128|chachapoly: tun-a and tun-b, one peer each,
+# keyed, up, and one ping through.
+bench_tunnel()
+{
+	local transport=$1 cipher=$2
+
+	bench_tunnel_down
+	in_a "$OVPN_CLI" new_iface tun-a
+	in_b "$OVPN_CLI" new_iface tun-b
+	if [ "$transport" = udp ]; then
+		start_ready "$BENCH_TMP/a.log" in_a "$OVPN_CLI" new_peer tun-a \
+			2 "$BENCH_PORT" 10.10.0.2 "$BENCH_PORT" tx_id 1 stay
+		start_ready "$BENCH_TMP/b.log" in_b "$OVPN_CLI" new_peer tun-b \
+			1 "$BENCH_PORT" 10.10.0.1 "$BENCH_PORT" tx_id 2 stay
+	else
+		echo "1 10.10.0.1 - - 2" >"$BENCH_TMP/peers"
+		start_ready "$BENCH_TMP/b.log" in_b "$OVPN_CLI" tcp_listen \
+			tun-b "$BENCH_PORT" "$BENCH_TMP/peers" stay
+		start_ready "$BENCH_TMP/a.log" in_a "$OVPN_CLI" new_tcp_peer \
+			tun-a 2 10.10.0.2 "$BENCH_PORT" tx_id 1 stay
+	fi
+	in_a "$OVPN_CLI" new_key tun-a 2 primary 1 "$cipher" 0 "$BENCH_KEY" \
+		>/dev/null
+	in_b "$OVPN_CLI" new_key tun-b 1 primary 1 "$cipher" 1 "$BENCH_KEY" \
+		>/dev/null
+	# 1400 inside keeps the encrypted packets within the veth's 1500:
+	# fragmenting them would measure IP reassembly instead.
+	in_a ip addr add 5.5.0.1/24 dev tun-a
+	in_b ip addr add 5.5.0.2/24 dev tun-b
+	in_a ip link set tun-a mtu 1400 up
+	in_b ip link set tun-b mtu 1400 up
+	in_a ping -q -c 3 -i 0.2 -w 10 5.5.0.2 >/dev/null
+}
+
+bench_tunnel_down()
+{
+	kill_started
+	in_a ip link del tun-a 2>/dev/null || true
+	in_b ip link del tun-b 2>/dev/null || true
+}

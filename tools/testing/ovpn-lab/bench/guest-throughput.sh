@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs in the guest: iperf3 TCP throughput through one peer, our module
+# against the distribution's, in the same boot.  Each round measures the
+# plain veth (the ceiling), then both modules one after the other, the
+# order swapped every round so that a drift of the host's load does not
+# favour either; each module is loaded afresh for its turn.  One JSON
+# object a run is appended to $OVPN_LAB_OUT/throughput.jsonl:
+#
+#	{"cpus": 2, "round": 1, "module": "ours", "transport": "udp",
+#	 "cipher": "aes128", "streams": 4, "mbps": 52.3}
+#
+# Usage: guest-throughput.sh ROUNDS SECONDS "STREAMS..."
+
+. "$(dirname "$0")/bench-lib.sh"
+
+rounds=${1:-3}
+secs=${2:-5}
+streams=${3:-1 4 8 16}
+cpus=$(nproc)
+jsonl=$OVPN_LAB_OUT/throughput.jsonl
+
+trap 'bench_tunnel_down; bench_netns_del; rm -rf "$BENCH_TMP"' EXIT
+
+# run ROUND MODULE TRANSPORT CIPHER DEST STREAMS: one iperf3 run, recorded
+# whatever its outcome.
+run()
+{
+	local round=$1 module=$2 transport=$3 cipher=$4 dest=$5 n=$6
+	local json=$BENCH_TMP/iperf.json mbps error=
+
+	if in_a iperf3 -c "$dest" -P "$n" -t "$secs" -J >"$json" 2>&1; then
+		mbps=$(jq '.end.sum_received.bits_per_second / 1e6' "$json")
+	else
+		mbps=null
+		error=$(jq -r '.error // "iperf3 failed"' "$json" 2>/dev/null ||
+			echo "iperf3 failed")
+	fi
+	jq -cn --argjson cpus "$cpus" --argjson round "$round" \
+		--arg module "$module" --arg transport "$transport" \
+		--arg cipher "$cipher" --argjson streams "$n" \
+		--argjson mbps "$mbps" --arg error "$error" \
+		'{cpus: $cpus, round: $round, module: $module,
+		  transport: $transport, cipher: $cipher, streams: $streams,
+		  mbps: $mbps} + (if $error == "" then {} else {error: $error} end)' \
+		>>"$jsonl"
+	bench_log "round $round $module $transport $cipher -P $n: $mbps Mbit/s"
+}
+
+# module_turn ROUND MODULE: every transport, cipher and stream count.
+module_turn()
+{
+	local round=$1 module=$2 transport cipher n
+
+	bench_load "$module"
+	for transport in udp tcp; do
+		for cipher in aes128 chachapoly; do
+			bench_tunnel "$transport" "$cipher"
+			for n in $streams; do
+				run "$round" "$module" "$transport" "$cipher" \
+					5.5.0.2 "$n"
+			done
+		done
+	done
+	bench_tunnel_down
+	bench_unload
+}
+
+: >"$jsonl"
+bench_netns
+in_b iperf3 -s -D --pidfile "$BENCH_TMP/iperf3.pid"
+sleep 1
+
+for round in $(seq "$rounds"); do
+	for n in $streams; do
+		run "$round" veth - - 10.10.0.2 "$n"
+	done
+	if [ $((round % 2)) = 1 ]; then
+		module_turn "$round" ours
+		module_turn "$round" upstream
+	else
+		module_turn "$round" upstream
+		module_turn "$round" ours
+	fi
+done
+kill "$(cat "$BENCH_TMP/iperf3.pid")"
+bench_log "done: $(wc -l <"$jsonl") runs"

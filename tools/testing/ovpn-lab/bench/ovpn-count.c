@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ovpn-count - a QEMU TCG plugin that counts what a guest workload costs:
+ * instructions and atomic read-modify-writes, kernel and user mode apart,
+ * per vCPU, and where each atomic sits.  Unlike wall-clock time these
+ * counts do not depend on the host's load or on how slowly TCG emulates
+ * the crypto instructions.
+ *
+ * The guest brackets a workload with two marker instructions, long NOPs
+ * that change nothing when run without the plugin:
+ *
+ *	nopl 0x4f560001(%rax)	0f 1f 80 01 00 56 4f	start a window
+ *	nopl 0x4f560002(%rax)	0f 1f 80 02 00 56 4f	end it
+ *
+ * Everything before a start is forgotten; at each end the window is
+ * appended to the output file:
+ *
+ *	window <n>
+ *	vcpu <i> kinsn <count> uinsn <count>		every vCPU
+ *	site <address> <vcpu> <count>			every atomic that ran
+ *	end <n>
+ *
+ * An instruction is kernel mode when its address is in the upper half of
+ * the address space.  It is an atomic RMW when it carries a LOCK prefix or
+ * is an XCHG with a memory operand (locked by the CPU).  Instructions are
+ * counted per translation block, so a block left early by an exception
+ * still counts whole: counts are exact to within interrupts and faults.
+ *
+ * Usage: -plugin ovpn-count.so,out=<file>
+ */
+
+#include <glib.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <qemu-plugin.h>
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+#define COUNT_MAX_VCPUS		64
+#define COUNT_MARK_START	0x4f560001u
+#define COUNT_MARK_END		0x4f560002u
+#define COUNT_KERNEL_BASE	0xffff800000000000ull
+
+/* The instruction counters one vCPU adds to, inline, as blocks run. */
+struct count_insns {
+	uint64_t kernel;
+	uint64_t user;
+};
+
+/*
+ * One atomic instruction, found at translation time.  Only vCPU i writes
+ * runs[i], from its own thread; a window's start clears them all while
+ * the other vCPUs may run, which can lose an increment racing with it,
+ * before the workload began.
+ */
+struct count_site {
+	uint64_t vaddr;
+	uint64_t runs[COUNT_MAX_VCPUS];
+};
+
+static struct qemu_plugin_scoreboard *count_board;
+static qemu_plugin_u64 count_kernel;
+static qemu_plugin_u64 count_user;
+
+/* Sites by address; translation of a block may run on any vCPU thread. */
+static GHashTable *count_sites;
+static GMutex count_lock;
+
+/* The window: open or not, its number and the counters when it opened. */
+static bool count_open;
+static unsigned int count_window;
+static uint64_t count_start_kernel[COUNT_MAX_VCPUS];
+static uint64_t count_start_user[COUNT_MAX_VCPUS];
+static FILE *count_out;
+
+static bool count_is_kernel(uint64_t vaddr)
+{
+	return vaddr >= COUNT_KERNEL_BASE;
+}
+
+/*
+ * Skips the legacy prefixes and REX of an x86-64 instruction.  Returns
+ * the offset of its opcode and whether one of the prefixes was LOCK.
+ */
+static size_t count_skip_prefixes(const uint8_t *b, size_t len, bool *lock)
+{
+	size_t i = 0;
+
+	*lock = false;
+	for (; i < len; i++) {
+		switch (b[i]) {
+		case 0xf0:
+			*lock = true;
+			break;
+		case 0xf2: case 0xf3: case 0x2e: case 0x36: case 0x3e:
+		case 0x26: case 0x64: case 0x65: case 0x66: case 0x67:
+			break;
+		default:
+			if ((b[i] & 0xf0) == 0x40)	/* REX */
+				break;
+			return i;
+		}
+	}
+	return i;
+}
+
+static bool count_is_atomic(const uint8_t *b, size_t len)
+{
+	size_t op;
+	bool lock;
+
+	op = count_skip_prefixes(b, len, &lock);
+	if (lock)
+		return true;
+	/* XCHG r/m, r: a memory operand (ModRM mod != 3) locks the bus. */
+	return op + 1 < len && (b[op] == 0x86 || b[op] == 0x87) &&
+	       (b[op + 1] & 0xc0) != 0xc0;
+}
+
+/* The marker code of a "nopl disp32(%rax)", or 0 for anything else. */
+static uint32_t count_marker(const uint8_t *b, size_t len)
+{
+	uint32_t disp;
+
+	if (len != 7 || b[0] != 0x0f || b[1] != 0x1f || b[2] != 0x80)
+		return 0;
+	memcpy(&disp, b + 3, sizeof(disp));
+	if (disp != COUNT_MARK_START && disp != COUNT_MARK_END)
+		return 0;
+	return disp;
+}
+
+static void count_clear_site(gpointer key, gpointer value, gpointer data)
+{
+	struct count_site *site = value;
+
+	memset(site->runs, 0, sizeof(site->runs));
+}
+
+static void count_print_site(gpointer key, gpointer value, gpointer data)
+{
+	struct count_site *site = value;
+	int i, n = qemu_plugin_num_vcpus();
+
+	for (i = 0; i < n && i < COUNT_MAX_VCPUS; i++)
+		if (site->runs[i])
+			fprintf(count_out, "site %" PRIx64 " %d %" PRIu64 "\n",
+				site->vaddr, i, site->runs[i]);
+}
+
+static void count_open_window(void)
+{
+	int i, n = qemu_plugin_num_vcpus();
+
+	g_hash_table_foreach(count_sites, count_clear_site, NULL);
+	for (i = 0; i < n && i < COUNT_MAX_VCPUS; i++) {
+		count_start_kernel[i] = qemu_plugin_u64_get(count_kernel, i);
+		count_start_user[i] = qemu_plugin_u64_get(count_user, i);
+	}
+	__atomic_store_n(&count_open, true, __ATOMIC_RELEASE);
+}
+
+static void count_close_window(void)
+{
+	int i, n = qemu_plugin_num_vcpus();
+
+	__atomic_store_n(&count_open, false, __ATOMIC_RELEASE);
+	fprintf(count_out, "window %u\n", count_window);
+	for (i = 0; i < n && i < COUNT_MAX_VCPUS; i++)
+		fprintf(count_out, "vcpu %d kinsn %" PRIu64 " uinsn %" PRIu64
+			"\n", i,
+			qemu_plugin_u64_get(count_kernel, i) -
+			count_start_kernel[i],
+			qemu_plugin_u64_get(count_user, i) -
+			count_start_user[i]);
+	g_hash_table_foreach(count_sites, count_print_site, NULL);
+	fprintf(count_out, "end %u\n", count_window);
+	fflush(count_out);
+	count_window++;
+}
+
+static void count_marker_run(unsigned int vcpu, void *data)
+{
+	uint32_t code = GPOINTER_TO_UINT(data);
+
+	g_mutex_lock(&count_lock);
+	if (code == COUNT_MARK_START)
+		count_open_window();
+	else if (__atomic_load_n(&count_open, __ATOMIC_ACQUIRE))
+		count_close_window();
+	g_mutex_unlock(&count_lock);
+}
+
+static void count_atomic_run(unsigned int vcpu, void *data)
+{
+	struct count_site *site = data;
+
+	if (vcpu < COUNT_MAX_VCPUS &&
+	    __atomic_load_n(&count_open, __ATOMIC_RELAXED))
+		site->runs[vcpu]++;
+}
+
+static struct count_site *count_site_of(uint64_t vaddr)
+{
+	struct count_site *site;
+
+	g_mutex_lock(&count_lock);
+	site = g_hash_table_lookup(count_sites, &vaddr);
+	if (!site) {
+		site = g_new0(struct count_site, 1);
+		site->vaddr = vaddr;
+		g_hash_table_insert(count_sites, &site->vaddr, site);
+	}
+	g_mutex_unlock(&count_lock);
+	return site;
+}
+
+static void count_insn(struct qemu_plugin_insn *insn)
+{
+	uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
+	uint8_t bytes[16];
+	uint32_t marker;
+	size_t len;
+
+	len = qemu_plugin_insn_data(insn, bytes, sizeof(bytes));
+	marker = count_marker(bytes, len);
+	if (marker)
+		qemu_plugin_register_vcpu_insn_exec_cb(insn, count_marker_run,
+			QEMU_PLUGIN_CB_NO_REGS, GUINT_TO_POINTER(marker));
+	else if (count_is_atomic(bytes, len))
+		qemu_plugin_register_vcpu_insn_exec_cb(insn, count_atomic_run,
+			QEMU_PLUGIN_CB_NO_REGS, count_site_of(vaddr));
+}
+
+static void count_tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t i, n = qemu_plugin_tb_n_insns(tb);
+	uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
+	qemu_plugin_u64 counter;
+
+	/* A block never mixes kernel and user mode: count it whole. */
+	counter = count_is_kernel(vaddr) ? count_kernel : count_user;
+	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb,
+			QEMU_PLUGIN_INLINE_ADD_U64, counter, n);
+	for (i = 0; i < n; i++)
+		count_insn(qemu_plugin_tb_get_insn(tb, i));
+}
+
+static void count_exit(qemu_plugin_id_t id, void *data)
+{
+	if (count_out)
+		fclose(count_out);
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+					   const qemu_info_t *info,
+					   int argc, char **argv)
+{
+	const char *path = NULL;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		if (!strncmp(argv[i], "out=", 4))
+			path = argv[i] + 4;
+	if (!path) {
+		fprintf(stderr, "ovpn-count: usage: out=<file>\n");
+		return -1;
+	}
+	if (info->system.max_vcpus > COUNT_MAX_VCPUS) {
+		fprintf(stderr, "ovpn-count: at most %d vCPUs\n",
+			COUNT_MAX_VCPUS);
+		return -1;
+	}
+	count_out = fopen(path, "w");
+	if (!count_out) {
+		perror(path);
+		return -1;
+	}
+
+	count_board = qemu_plugin_scoreboard_new(sizeof(struct count_insns));
+	count_kernel = qemu_plugin_scoreboard_u64_in_struct(count_board,
+							    struct count_insns,
+							    kernel);
+	count_user = qemu_plugin_scoreboard_u64_in_struct(count_board,
+							  struct count_insns,
+							  user);
+	count_sites = g_hash_table_new(g_int64_hash, g_int64_equal);
+
+	qemu_plugin_register_vcpu_tb_trans_cb(id, count_tb_translated);
+	qemu_plugin_register_atexit_cb(id, count_exit, NULL);
+	return 0;
+}
