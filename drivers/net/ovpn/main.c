@@ -16,6 +16,7 @@
 #include <net/rtnetlink.h>
 #include <uapi/linux/if_arp.h>
 
+#include "aead.h"
 #include "io.h"
 #include "main.h"
 #include "netlink.h"
@@ -248,9 +249,15 @@ static int __init ovpn_init(void)
 {
 	int err;
 
+	err = ovpn_aead_init();
+	if (err)
+		return err;
+
 	ovpn_wq = alloc_workqueue("ovpn", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!ovpn_wq)
-		return -ENOMEM;
+	if (!ovpn_wq) {
+		err = -ENOMEM;
+		goto free_aead;
+	}
 
 	err = rtnl_link_register(&ovpn_link_ops);
 	if (err) {
@@ -270,6 +277,8 @@ unreg_rtnl:
 	rtnl_link_unregister(&ovpn_link_ops);
 destroy_wq:
 	destroy_workqueue(ovpn_wq);
+free_aead:
+	ovpn_aead_exit();
 	return err;
 }
 
@@ -290,6 +299,7 @@ static void __exit ovpn_cleanup(void)
 	rcu_barrier();
 	destroy_workqueue(ovpn_wq);
 	rcu_barrier();
+	ovpn_aead_exit();
 }
 
 module_init(ovpn_init);
