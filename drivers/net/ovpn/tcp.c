@@ -45,7 +45,10 @@
 #define OVPN_TCP_MAX_PACKET	(IP_MAX_MTU - OVPN_HEAD_ROOM + \
 				 OVPN_DATA_OVERHEAD)
 
-/* Records waiting for the TX work; more are dropped and counted. */
+/*
+ * Records waiting for the TX work; more are dropped and counted.  The work
+ * holds at most as many again, taken from the queue in one go.
+ */
 #define OVPN_TCP_TX_QUEUE_MAX	1024
 /* Control records waiting for userspace; more are dropped and counted. */
 #define OVPN_TCP_USER_QUEUE_MAX	1024
@@ -202,17 +205,39 @@ static void ovpn_tcp_purge(struct ovpn_tcp_sock *tcp)
 	kfree_skb(xchg(&tcp->tx_ctrl, NULL));
 	clear_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags);
 	skb_queue_purge(&tcp->tx_queue);
+	__skb_queue_purge(&tcp->tx_list);
 	skb_queue_purge(&tcp->user_queue);
 }
 
-/* The next record to write: userspace's control record goes first. */
+/*
+ * The next data record: the work takes the whole queue at once, one lock
+ * round trip per batch rather than per record.  Socket lock held.
+ */
+static struct sk_buff *ovpn_tcp_tx_next_data(struct ovpn_tcp_sock *tcp)
+{
+	if (skb_queue_empty(&tcp->tx_list) &&
+	    !skb_queue_empty_lockless(&tcp->tx_queue)) {
+		spin_lock_bh(&tcp->tx_queue.lock);
+		skb_queue_splice_tail_init(&tcp->tx_queue, &tcp->tx_list);
+		spin_unlock_bh(&tcp->tx_queue.lock);
+	}
+	return __skb_dequeue(&tcp->tx_list);
+}
+
+/*
+ * The next record to write: userspace's control record goes first.  The
+ * slot is read before it is emptied: an exchange on every record would be
+ * an atomic write for nothing.
+ */
 static struct sk_buff *ovpn_tcp_tx_next(struct ovpn_tcp_sock *tcp)
 {
-	struct sk_buff *skb = xchg(&tcp->tx_ctrl, NULL);
+	struct sk_buff *skb = NULL;
 
+	if (READ_ONCE(tcp->tx_ctrl))
+		skb = xchg(&tcp->tx_ctrl, NULL);
 	tcp->tx_cur_ctrl = !!skb;
 	if (!skb)
-		skb = skb_dequeue(&tcp->tx_queue);
+		skb = ovpn_tcp_tx_next_data(tcp);
 	tcp->tx_cur = skb;
 	tcp->tx_off = 0;
 	return skb;
@@ -280,34 +305,106 @@ out:
 	ovpn_socket_put(ovpn_sock);
 }
 
+/*
+ * Write @skb at once, from the caller's context, when the socket is idle:
+ * started, not owned by a process (the TX work, a syscall) and with no
+ * record queued or half written before this one, so the stream keeps its
+ * order.  Holding the socket's spinlock while no process owns the socket
+ * gives the same exclusion as the socket lock the TX work takes, for the
+ * socket and for the tx_* fields.  What the socket cannot take now becomes
+ * the half-written record, finished by the TX work when sk_write_space
+ * says there is room.  BH disabled.
+ *
+ * Return: true if @skb was consumed, false if it must be queued.
+ */
+static bool ovpn_tcp_send_now(struct ovpn_socket *ovpn_sock,
+			      struct sk_buff *skb)
+{
+	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
+	struct sock *sk = ovpn_sock->sk;
+	bool consumed = false;
+	int ret;
+
+	bh_lock_sock(sk);
+	if (sock_owned_by_user(sk) || tcp->state != OVPN_TCP_ACTIVE ||
+	    tcp->tx_cur || READ_ONCE(tcp->tx_ctrl) ||
+	    !skb_queue_empty(&tcp->tx_list) ||
+	    !skb_queue_empty_lockless(&tcp->tx_queue))
+		goto unlock;
+
+	consumed = true;
+	ret = skb_send_sock_locked(sk, skb, 0, skb->len);
+	if (likely(ret == skb->len)) {
+		consume_skb(skb);
+		goto unlock;
+	}
+	if (ret == -EAGAIN)
+		ret = 0;
+	if (ret < 0) {
+		net_dbg_ratelimited("%s: peer %u: TCP send failed: %d\n",
+				    netdev_name(ovpn_sock->ovpn->dev),
+				    tcp->peer->id, ret);
+		dev_dstats_tx_dropped(ovpn_sock->ovpn->dev);
+		kfree_skb(skb);
+		ovpn_tcp_purge(tcp);
+		ovpn_tcp_del_broken(ovpn_sock);
+		goto unlock;
+	}
+	tcp->tx_cur = skb;
+	tcp->tx_off = ret;
+	tcp->tx_cur_ctrl = false;
+unlock:
+	bh_unlock_sock(sk);
+	return consumed;
+}
+
 /**
  * ovpn_tcp_send_skb - send an encrypted packet to a TCP peer
  * @peer: the peer, held by the caller
  * @skb: the OpenVPN packet; consumed
  *
- * The record is queued for the TX work; the per-peer link statistics the
- * caller counted exclude the length prefix, as OpenVPN counts.
+ * The record is written at once when the socket is idle, else queued for
+ * the TX work; the per-peer link statistics the caller counted exclude the
+ * length prefix, as OpenVPN counts.  Only the record that finds the queue
+ * empty queues the work: the work empties the queue under its lock, so any
+ * record added after that sees it empty again, and one queued before is in
+ * the batch the work took.
  *
- * Context: any.
+ * Context: any (takes the queue's lock with BH disabled).
  */
 void ovpn_tcp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 {
 	struct ovpn_socket *ovpn_sock = peer->sock;
 	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
 	unsigned int len = skb->len;
+	bool consumed, kick;
 
-	if (unlikely(len > U16_MAX ||
-		     skb_queue_len_lockless(&tcp->tx_queue) >=
-		     OVPN_TCP_TX_QUEUE_MAX ||
-		     skb_cow_head(skb, OVPN_TCP_LEN_SIZE))) {
-		dev_dstats_tx_dropped(peer->ovpn->dev);
-		kfree_skb(skb);
-		return;
-	}
-
+	if (unlikely(len > U16_MAX || skb_cow_head(skb, OVPN_TCP_LEN_SIZE)))
+		goto drop;
 	*(__be16 *)__skb_push(skb, OVPN_TCP_LEN_SIZE) = htons(len);
-	skb_queue_tail(&tcp->tx_queue, skb);
-	ovpn_tcp_kick_tx(ovpn_sock);
+
+	local_bh_disable();
+	consumed = ovpn_tcp_send_now(ovpn_sock, skb);
+	local_bh_enable();
+	if (consumed)
+		return;
+
+	spin_lock_bh(&tcp->tx_queue.lock);
+	if (unlikely(skb_queue_len(&tcp->tx_queue) >= OVPN_TCP_TX_QUEUE_MAX)) {
+		spin_unlock_bh(&tcp->tx_queue.lock);
+		goto drop;
+	}
+	kick = skb_queue_empty(&tcp->tx_queue);
+	__skb_queue_tail(&tcp->tx_queue, skb);
+	spin_unlock_bh(&tcp->tx_queue.lock);
+
+	if (kick)
+		ovpn_tcp_kick_tx(ovpn_sock);
+	return;
+
+drop:
+	dev_dstats_tx_dropped(peer->ovpn->dev);
+	kfree_skb(skb);
 }
 
 /* strparser: the length of the record at the head of @skb, 0 if unknown. */
@@ -778,6 +875,7 @@ int ovpn_tcp_attach(struct ovpn_socket *ovpn_sock, struct ovpn_peer *peer)
 	tcp->state = OVPN_TCP_NEW;
 	skb_queue_head_init(&tcp->user_queue);
 	skb_queue_head_init(&tcp->tx_queue);
+	__skb_queue_head_init(&tcp->tx_list);
 	INIT_WORK(&tcp->tx_work, ovpn_tcp_tx_work);
 	INIT_WORK(&tcp->del_work, ovpn_tcp_del_work);
 	__rcu_assign_sk_user_data_with_flags(sk, ovpn_sock,
@@ -824,6 +922,13 @@ void ovpn_tcp_start(struct ovpn_socket *ovpn_sock)
 	WRITE_ONCE(sk->sk_prot, &fam->prot.copy);
 	WRITE_ONCE(sk->sk_socket->ops, &fam->ops.copy);
 	write_unlock_bh(&sk->sk_callback_lock);
+	/*
+	 * Records are also written from softirq (ovpn_tcp_send_now()): what
+	 * TCP allocates for this socket must not sleep, and must not come
+	 * from the page fragment of whatever task softirq interrupted.
+	 */
+	tcp->saved_allocation = sk->sk_allocation;
+	sk->sk_allocation = GFP_ATOMIC;
 	tcp->state = OVPN_TCP_ACTIVE;
 
 	strp_check_rcv(&tcp->strp);
@@ -864,6 +969,7 @@ void ovpn_tcp_detach(struct ovpn_socket *ovpn_sock)
 		WRITE_ONCE(sk->sk_prot, fam->prot.orig);
 		if (sk->sk_socket)
 			WRITE_ONCE(sk->sk_socket->ops, fam->ops.orig);
+		sk->sk_allocation = tcp->saved_allocation;
 	}
 	/* RCU readers of the old value are covered by the deferred free. */
 	rcu_assign_sk_user_data(sk, NULL);
