@@ -47,19 +47,14 @@ bench=tools/testing/ovpn-lab/bench
 out=.build/out/bench
 root=$("$LAB_DIR/mkroot.sh")
 ko=$("$LAB_DIR/build.sh" amd64)
-mkdir -p "$REPO_DIR/.build/bench" "$REPO_DIR/$out"
+mkdir -p "$REPO_DIR/$out"
 lab_log "building ovpn-cli, ovpn-flow and the ovpn-count plugin"
-lab_chroot "$root" /bin/sh -c "set -e
-	cd /src/tools/testing/selftests/net/ovpn
+lab_chroot "$root" /bin/sh -c "cd /src/tools/testing/selftests/net/ovpn && \
 	cc -O2 -Wall -I/src/include/uapi \
-		\$(pkg-config --cflags libnl-3.0 libnl-genl-3.0) \
-		-o /src/.build/ovpn-cli ovpn-cli.c \
-		\$(pkg-config --libs libnl-3.0 libnl-genl-3.0)
-	cd /src/$bench
-	cc -O2 -Wall -Wextra -Werror -o /src/.build/bench/ovpn-flow ovpn-flow.c
-	cc -O2 -Wall -Wextra -Wno-unused-parameter -Werror -shared -fPIC \
-		\$(pkg-config --cflags glib-2.0) -I/usr/local/include \
-		-o /src/.build/bench/ovpn-count.so ovpn-count.c"
+	\$(pkg-config --cflags libnl-3.0 libnl-genl-3.0) \
+	-o /src/.build/ovpn-cli ovpn-cli.c \
+	\$(pkg-config --libs libnl-3.0 libnl-genl-3.0)"
+"$LAB_DIR/bench/build-tools.sh" "$root"
 env="OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli"
 
 report_args=()
@@ -76,7 +71,10 @@ fi
 if [ "$what" != counts ]; then
 	for cpus in $cpu_list; do
 		lab_log "throughput: $cpus guest CPUs, $rounds rounds"
-		"$LAB_DIR/boot.sh" -c "$cpus" -o "$out/throughput-$cpus" -- \
+		# A run takes its seconds and up to 10 more to set up and finish.
+		runs=$(($(wc -w <<<"$streams") * (8 * 2 + 1) * rounds))
+		"$LAB_DIR/boot.sh" -c "$cpus" -o "$out/throughput-$cpus" \
+			-t $((runs * (secs + 10) + 600)) -- \
 			"$env" "$bench/guest-throughput.sh" "$rounds" "$secs" \
 			"'$streams'" >/dev/null ||
 			lab_die "the throughput boot failed (see $out/throughput-$cpus/console.log)"

@@ -36,23 +36,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "count-marker.h"
+
 #define FLOW_BURST		16
 #define FLOW_TIMEOUT_S		10
 #define FLOW_MAX_SIZE		65507
 #define FLOW_TRACING_FD		3
-
-/* The markers ovpn-count recognises: long NOPs with a magic displacement. */
-static void flow_mark_start(void)
-{
-	asm volatile(".byte 0x0f, 0x1f, 0x80, 0x01, 0x00, 0x56, 0x4f"
-		     ::: "memory");
-}
-
-static void flow_mark_end(void)
-{
-	asm volatile(".byte 0x0f, 0x1f, 0x80, 0x02, 0x00, 0x56, 0x4f"
-		     ::: "memory");
-}
 
 static unsigned long flow_number(const char *s, unsigned long max)
 {
@@ -172,7 +161,7 @@ static int flow_send(int argc, char **argv)
 	}
 	memset(buf, 0x5a, size);
 
-	flow_mark_start();
+	count_mark_start();
 	if (trace && flow_tracing(1))
 		err = -1;
 	while (!err && sent < packets) {
@@ -184,7 +173,7 @@ static int flow_send(int argc, char **argv)
 	}
 	if (trace && flow_tracing(0))
 		err = -1;
-	flow_mark_end();
+	count_mark_end();
 
 	printf("sent %lu of %lu%s\n", sent, packets, err ? ", failed" : "");
 	return err ? 1 : 0;
@@ -199,8 +188,8 @@ int main(int argc, char **argv)
 	else if (argc > 1 && !strcmp(argv[1], "send"))
 		ret = flow_send(argc, argv);
 	if (ret && argc < 2)
-		fputs("usage: ovpn-flow recv <port> <packets> <fifo>\n"
-		      "       ovpn-flow send <address> <port> <packets> <size>"
-		      " <fifo> [trace]\n", stderr);
+		fprintf(stderr, "usage: %s\n       %s\n",
+			"ovpn-flow recv <port> <packets> <fifo>",
+			"ovpn-flow send <address> <port> <packets> <size> <fifo> [trace]");
 	return ret;
 }
