@@ -923,12 +923,16 @@ void ovpn_tcp_start(struct ovpn_socket *ovpn_sock)
 	WRITE_ONCE(sk->sk_socket->ops, &fam->ops.copy);
 	write_unlock_bh(&sk->sk_callback_lock);
 	/*
-	 * Records are also written from softirq (ovpn_tcp_send_now()): what
-	 * TCP allocates for this socket must not sleep, and must not come
-	 * from the page fragment of whatever task softirq interrupted.
+	 * Records are also written from softirq, or nested in another
+	 * socket's sendmsg() (ovpn_tcp_send_now()): what TCP allocates for
+	 * this socket must not sleep, and its pages must come from the
+	 * socket's own fragment, never from current->task_frag, which the
+	 * interrupted task or the outer sendmsg() may be filling.
 	 */
 	tcp->saved_allocation = sk->sk_allocation;
+	tcp->saved_use_task_frag = sk->sk_use_task_frag;
 	sk->sk_allocation = GFP_ATOMIC;
+	sk->sk_use_task_frag = false;
 	tcp->state = OVPN_TCP_ACTIVE;
 
 	strp_check_rcv(&tcp->strp);
@@ -970,6 +974,7 @@ void ovpn_tcp_detach(struct ovpn_socket *ovpn_sock)
 		if (sk->sk_socket)
 			WRITE_ONCE(sk->sk_socket->ops, fam->ops.orig);
 		sk->sk_allocation = tcp->saved_allocation;
+		sk->sk_use_task_frag = tcp->saved_use_task_frag;
 	}
 	/* RCU readers of the old value are covered by the deferred free. */
 	rcu_assign_sk_user_data(sk, NULL);

@@ -66,6 +66,7 @@ enum ovpn_tcp_state {
  * @saved_write_space: the socket's own sk_write_space
  * @saved_state_change: the socket's own sk_state_change
  * @saved_allocation: the socket's own sk_allocation
+ * @saved_use_task_frag: the socket's own sk_use_task_frag
  * @tx_work: writes queued records to the socket, in process context
  * @del_work: removes the peer in process context after a stream error
  *	      or the end of the stream
@@ -87,6 +88,7 @@ struct ovpn_tcp_sock {
 	void (*saved_write_space)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 	gfp_t saved_allocation;
+	bool saved_use_task_frag;
 	struct work_struct tx_work;
 	struct work_struct del_work;
 };
