@@ -181,9 +181,26 @@ static int ovpn_aead_map(struct sk_buff *skb, struct scatterlist *sg,
 	return 0;
 }
 
-static int __ovpn_aead_encrypt(struct ovpn_peer *peer,
-			       struct ovpn_crypto_key_slot *ks,
-			       struct sk_buff *skb)
+/**
+ * ovpn_aead_encrypt - encrypt one packet for a peer
+ * @peer: the peer the packet goes to
+ * @ks: the key slot to encrypt with
+ * @skb: the plaintext IP packet, skb->data at its IP header; the caller
+ *	 set ovpn_skb_cb(skb)->peer and ->ks, holding one reference on each
+ *
+ * On success the packet becomes a complete DATA_V2 packet (header, tag,
+ * ciphertext) and ovpn_skb_cb(skb)->payload_offset is the offset of the
+ * ciphertext.  ovpn_skb_cb(skb)->crypto_tmp is NULL or the buffer the
+ * post function must free.
+ *
+ * Context: softirq or BH disabled.
+ * Return: -EINPROGRESS or -EBUSY if ovpn_encrypt_post() will be called
+ * by the crypto layer; anything else (0 or a negative error, -ERANGE when
+ * the key ran out of packet ids) means the caller must call
+ * ovpn_encrypt_post() itself with that value.
+ */
+int ovpn_aead_encrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
+		      struct sk_buff *skb)
 {
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct crypto_aead *tfm = ks->encrypt;
@@ -235,38 +252,27 @@ static int __ovpn_aead_encrypt(struct ovpn_peer *peer,
 }
 
 /**
- * ovpn_aead_encrypt - encrypt one packet for a peer
- * @peer: the peer the packet goes to
- * @ks: the key slot to encrypt with
- * @skb: the plaintext IP packet, skb->data at its IP header; the caller
- *	 set ovpn_skb_cb(skb)->peer and ->ks, holding one reference on each
+ * ovpn_aead_decrypt - decrypt one packet from a peer
+ * @peer: the peer the packet comes from
+ * @ks: the key slot matching the packet's key id
+ * @skb: the packet, skb->data at its first byte (the opcode word); the
+ *	 caller set ovpn_skb_cb(skb)->peer and ->ks, holding one reference
+ *	 on each
  *
- * On success the packet becomes a complete DATA_V2 packet (header, tag,
- * ciphertext) and ovpn_skb_cb(skb)->payload_offset is the offset of the
- * ciphertext.  ovpn_skb_cb(skb)->crypto_tmp is NULL or the buffer the
- * post function must free.
+ * The packet is authenticated and decrypted in place; the header stays,
+ * for the post function to read the packet id (replay check) and strip.
+ * ovpn_skb_cb(skb)->payload_offset is the offset of the plaintext, and
+ * ovpn_skb_cb(skb)->crypto_tmp is NULL or the buffer the post function
+ * must free.
  *
- * Context: any but hardirq; disables BH around the AEAD call.
- * Return: -EINPROGRESS or -EBUSY if ovpn_encrypt_post() will be called
- * by the crypto layer; anything else (0 or a negative error, -ERANGE when
- * the key ran out of packet ids) means the caller must call
- * ovpn_encrypt_post() itself with that value.
+ * Context: softirq or BH disabled.
+ * Return: -EINPROGRESS or -EBUSY if ovpn_decrypt_post() will be called
+ * by the crypto layer; anything else (0 or a negative error, -EBADMSG if
+ * the packet did not authenticate) means the caller must call
+ * ovpn_decrypt_post() itself with that value.
  */
-int ovpn_aead_encrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
+int ovpn_aead_decrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 		      struct sk_buff *skb)
-{
-	int ret;
-
-	/* See ovpn_aead_decrypt(): the request buffer needs BH disabled. */
-	local_bh_disable();
-	ret = __ovpn_aead_encrypt(peer, ks, skb);
-	local_bh_enable();
-	return ret;
-}
-
-static int __ovpn_aead_decrypt(struct ovpn_peer *peer,
-			       struct ovpn_crypto_key_slot *ks,
-			       struct sk_buff *skb)
 {
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct crypto_aead *tfm = ks->decrypt;
@@ -307,44 +313,6 @@ static int __ovpn_aead_decrypt(struct ovpn_peer *peer,
 	/* The completion may run before crypto_aead_decrypt() returns. */
 	cb->payload_offset = OVPN_DATA_OVERHEAD;
 	return crypto_aead_decrypt(req);
-}
-
-/**
- * ovpn_aead_decrypt - decrypt one packet from a peer
- * @peer: the peer the packet comes from
- * @ks: the key slot matching the packet's key id
- * @skb: the packet, skb->data at its first byte (the opcode word); the
- *	 caller set ovpn_skb_cb(skb)->peer and ->ks, holding one reference
- *	 on each
- *
- * The packet is authenticated and decrypted in place; the header stays,
- * for the post function to read the packet id (replay check) and strip.
- * ovpn_skb_cb(skb)->payload_offset is the offset of the plaintext, and
- * ovpn_skb_cb(skb)->crypto_tmp is NULL or the buffer the post function
- * must free.
- *
- * Context: any but hardirq; disables BH around the AEAD call.
- * Return: -EINPROGRESS or -EBUSY if ovpn_decrypt_post() will be called
- * by the crypto layer; anything else (0 or a negative error, -EBADMSG if
- * the packet did not authenticate) means the caller must call
- * ovpn_decrypt_post() itself with that value.
- */
-int ovpn_aead_decrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
-		      struct sk_buff *skb)
-{
-	int ret;
-
-	/*
-	 * The per-CPU request buffer is this CPU's only while BH stays
-	 * disabled: TCP also hands us records from process context (the
-	 * socket backlog, the strparser's work), where softirq could take
-	 * the same buffer midway, or the task could move to another CPU.
-	 * The post function does not need the buffer any more.
-	 */
-	local_bh_disable();
-	ret = __ovpn_aead_decrypt(peer, ks, skb);
-	local_bh_enable();
-	return ret;
 }
 
 /* Crypto API name of @alg, if @keylen is a valid key size for it. */
