@@ -11,16 +11,11 @@
  *   sg[n + 1]       bytes 8..23                  tag
  *
  * Both directions run in softirq or with BH disabled: nothing here may
- * sleep.  A synchronous AEAD (the x86 AES-GCM and ChaCha20-Poly1305 ones
- * are) is done with its request when the call returns, so the request
- * lives in a per-CPU buffer and a packet costs no allocation; only an
- * asynchronous AEAD, whose request outlives the call, gets one
- * GFP_ATOMIC allocation per packet.
+ * sleep, and the one allocation per packet is GFP_ATOMIC.
  */
 
 #include <crypto/aead.h>
 #include <linux/overflow.h>
-#include <linux/percpu.h>
 #include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -43,48 +38,6 @@
 #define OVPN_AEAD_ALG_CHACHAPOLY "rfc7539(chacha20,poly1305)"
 
 /*
- * Per-CPU room for one request of a synchronous AEAD.  Lifetime rule: it is
- * used only from ovpn_aead_prepare() until crypto_aead_encrypt() or
- * crypto_aead_decrypt() returns, with BH disabled, and nothing in between
- * can run ovpn's data path again on this CPU: the packet that used it has
- * left it before its post function sends or delivers anything.  2 KiB
- * take the largest request and a scatterlist for a fully fragmented skb.
- */
-#define OVPN_AEAD_SCRATCH_SIZE	2048
-#define OVPN_AEAD_SCRATCH_ALIGN	64
-
-static void __percpu *ovpn_aead_scratch;
-
-/**
- * ovpn_aead_init - allocate the per-CPU request buffers
- *
- * Context: module init.
- * Return: 0 or -ENOMEM.
- */
-int __init ovpn_aead_init(void)
-{
-	ovpn_aead_scratch = __alloc_percpu(OVPN_AEAD_SCRATCH_SIZE,
-					   OVPN_AEAD_SCRATCH_ALIGN);
-	return ovpn_aead_scratch ? 0 : -ENOMEM;
-}
-
-/**
- * ovpn_aead_exit - free the per-CPU request buffers
- *
- * Context: module exit, once no packet can be in flight.
- */
-void ovpn_aead_exit(void)
-{
-	free_percpu(ovpn_aead_scratch);
-}
-
-/* A synchronous AEAD has finished with its request when it returns. */
-static bool ovpn_aead_is_sync(struct crypto_aead *tfm)
-{
-	return !(crypto_aead_alg(tfm)->base.cra_flags & CRYPTO_ALG_ASYNC);
-}
-
-/*
  * The per-packet buffer, in the order it is laid out:
  *
  *   struct aead_request + crypto_aead_reqsize() bytes of driver context
@@ -93,17 +46,16 @@ static bool ovpn_aead_is_sync(struct crypto_aead *tfm)
  *   padding to the transform's alignmask
  *   OVPN_AEAD_IV_SIZE bytes of IV
  *
- * The request comes first: kmalloc() and the per-CPU buffer already align
- * it as the crypto API wants its context (CRYPTO_MINALIGN is
- * ARCH_KMALLOC_MINALIGN); an allocated buffer is freed through it by the
- * post function (kfree(crypto_tmp)), the per-CPU one never is (crypto_tmp
- * stays NULL).  The IV gets a full alignmask of slack because the
- * scatterlist array only guarantees its own, smaller alignment.
+ * The request comes first: kmalloc() already aligns it as the crypto API
+ * wants its context (CRYPTO_MINALIGN is ARCH_KMALLOC_MINALIGN), and the
+ * buffer is freed through it by the post function (kfree(crypto_tmp)).
+ * The IV gets a full alignmask of slack because the scatterlist array
+ * only guarantees its own, smaller alignment.
  */
 static struct aead_request *ovpn_aead_tmp_alloc(struct crypto_aead *tfm,
 						unsigned int nsg,
 						struct scatterlist **sg,
-						u8 **iv, void **tmp)
+						u8 **iv)
 {
 	unsigned int alignmask = crypto_aead_alignmask(tfm);
 	struct aead_request *req;
@@ -114,15 +66,9 @@ static struct aead_request *ovpn_aead_tmp_alloc(struct crypto_aead *tfm,
 	len = size_add(sg_off, array_size(nsg, sizeof(**sg)));
 	len = size_add(len, alignmask + OVPN_AEAD_IV_SIZE);
 
-	if (likely(ovpn_aead_is_sync(tfm) && len <= OVPN_AEAD_SCRATCH_SIZE)) {
-		req = this_cpu_ptr(ovpn_aead_scratch);
-		*tmp = NULL;
-	} else {
-		req = kmalloc(len, GFP_ATOMIC);
-		if (unlikely(!req))
-			return NULL;
-		*tmp = req;
-	}
+	req = kmalloc(len, GFP_ATOMIC);
+	if (unlikely(!req))
+		return NULL;
 
 	*sg = (struct scatterlist *)((u8 *)req + sg_off);
 	*iv = PTR_ALIGN((u8 *)(*sg + nsg), alignmask + 1);
@@ -132,9 +78,9 @@ static struct aead_request *ovpn_aead_tmp_alloc(struct crypto_aead *tfm,
 
 /*
  * What encryption and decryption both need first: the AEAD works in
- * place, so the data must be ours alone, and the request's buffer (its
- * allocation, if any, recorded in the control block for the post function
- * to free).  @nsg receives the scatterlist's size (fragments, AAD, tag).
+ * place, so the data must be ours alone, and the packet's single
+ * allocation, recorded in the control block for the post function to
+ * free.  @nsg receives the scatterlist's size (fragments, AAD, tag).
  */
 static struct aead_request *ovpn_aead_prepare(struct sk_buff *skb,
 					      struct crypto_aead *tfm,
@@ -150,10 +96,10 @@ static struct aead_request *ovpn_aead_prepare(struct sk_buff *skb,
 		return ERR_PTR(nfrags);
 
 	*nsg = nfrags + 2;
-	req = ovpn_aead_tmp_alloc(tfm, *nsg, sg, iv,
-				  &ovpn_skb_cb(skb)->crypto_tmp);
+	req = ovpn_aead_tmp_alloc(tfm, *nsg, sg, iv);
 	if (unlikely(!req))
 		return ERR_PTR(-ENOMEM);
+	ovpn_skb_cb(skb)->crypto_tmp = req;
 	return req;
 }
 

@@ -6,9 +6,8 @@
  * may complete asynchronously.  Either way the packet continues in
  * ovpn_encrypt_post() / ovpn_decrypt_post() (io.c), which own the
  * references the packet carries in its control block (struct ovpn_cb).
- * The request, IV and scatterlist live in a per-CPU buffer for a
- * synchronous AEAD, or in a single allocation per packet, freed by the post
- * function, for an asynchronous one.
+ * The request, IV and scatterlist come from a single allocation per
+ * packet, freed by the post function.
  */
 
 #ifndef _NET_OVPN_AEAD_H_
@@ -19,9 +18,6 @@
 #include "crypto.h"
 
 struct ovpn_peer;
-
-int ovpn_aead_init(void);
-void ovpn_aead_exit(void);
 
 int ovpn_aead_encrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 		      struct sk_buff *skb);

@@ -16,7 +16,6 @@
 #include <net/rtnetlink.h>
 #include <uapi/linux/if_arp.h>
 
-#include "aead.h"
 #include "io.h"
 #include "main.h"
 #include "netlink.h"
@@ -249,15 +248,9 @@ static int __init ovpn_init(void)
 {
 	int err;
 
-	err = ovpn_aead_init();
-	if (err)
-		return err;
-
 	ovpn_wq = alloc_workqueue("ovpn", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!ovpn_wq) {
-		err = -ENOMEM;
-		goto free_aead;
-	}
+	if (!ovpn_wq)
+		return -ENOMEM;
 
 	err = rtnl_link_register(&ovpn_link_ops);
 	if (err) {
@@ -277,8 +270,6 @@ unreg_rtnl:
 	rtnl_link_unregister(&ovpn_link_ops);
 destroy_wq:
 	destroy_workqueue(ovpn_wq);
-free_aead:
-	ovpn_aead_exit();
 	return err;
 }
 
@@ -299,7 +290,6 @@ static void __exit ovpn_cleanup(void)
 	rcu_barrier();
 	destroy_workqueue(ovpn_wq);
 	rcu_barrier();
-	ovpn_aead_exit();
 }
 
 module_init(ovpn_init);

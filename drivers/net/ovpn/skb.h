@@ -21,8 +21,8 @@ struct ovpn_peer;
  * struct ovpn_cb - ovpn's use of skb->cb
  * @peer: the peer, with one reference held by this packet
  * @ks: the key slot, with one reference held by this packet
- * @crypto_tmp: NULL, or the packet's allocation for an asynchronous AEAD
- *		(request, IV, scatterlist), freed by the post-crypto step
+ * @crypto_tmp: the packet's single allocation (AEAD request, IV,
+ *		scatterlist), freed by the post-crypto step
  * @payload_offset: offset of the ciphertext in the packet
  */
 struct ovpn_cb {

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Two P2P peers over UDP: every cipher and key size, a large inner MTU,
-# packet ids handed out per CPU, no allocation per packet, and the
-# transport socket closed under the module.
+# packet ids handed out per CPU, and the transport socket closed under
+# the module.
 #
 #   ns a: tun-a (P2P, 5.5.6.1) -- veth 10.10.6.1 == 10.10.6.2 -- ns b: tun-b
 #   (P2P, 5.5.6.2); a knows b as peer 2, b knows a as peer 1.
@@ -140,37 +140,6 @@ packet_ids_per_cpu()
 		"$(echo $(sent_ids "$log.pcap"))"
 }
 
-# A synchronous AEAD (the x86 AES-GCM and ChaCha20-Poly1305 in the lab's
-# guest) gets its request from a per-CPU buffer: no packet allocates in
-# ovpn's code, either way.  The kmem tracepoints name each allocation's
-# call site; the ping's own allocations show the tracing works.
-no_allocation_per_packet()
-{
-	local t=/sys/kernel/tracing alg all ours
-
-	[ -e "$t/tracing_on" ] || mount -t tracefs nodev "$t"
-	for alg in aes128 chachapoly; do
-		in_a "$OVPN_CLI" new_key tun-a 2 primary 7 "$alg" 0 "$KEY"
-		in_b "$OVPN_CLI" new_key tun-b 1 primary 7 "$alg" 1 "$KEY"
-		in_a ping -q -c 2 -W 2 5.5.6.2
-		echo 0 >"$t/tracing_on"
-		echo >"$t/trace"
-		echo 1 >"$t/events/kmem/kmalloc/enable"
-		echo 1 >"$t/events/kmem/kmem_cache_alloc/enable"
-		echo 1 >"$t/tracing_on"
-		in_a ping -q -c 50 -i 0.01 -W 2 5.5.6.2 >/dev/null
-		echo 0 >"$t/tracing_on"
-		echo 0 >"$t/events/kmem/kmalloc/enable"
-		echo 0 >"$t/events/kmem/kmem_cache_alloc/enable"
-		all=$(grep -vc '^#' "$t/trace" || true)
-		ours=$(grep -c 'call_site=[^ ]* \[ovpn\]' "$t/trace" || true)
-		echo >"$t/trace"
-		[ "$all" -gt 100 ] || fail "$alg: only $all allocations traced"
-		expect_eq "$alg: allocations in ovpn for 50 round trips" 0 \
-			"$ours"
-	done
-}
-
 # Userspace closes b's socket: b's peer goes with it.
 socket_closed_under_module()
 {
@@ -187,7 +156,7 @@ socket_closed_under_module()
 
 ovpn_require
 
-ktap_plan 10
+ktap_plan 9
 run_test setup setup
 run_test aes_128_gcm aes_128_gcm
 run_test aes_192_gcm aes_192_gcm
@@ -196,6 +165,5 @@ run_test chacha20_poly1305 chacha20_poly1305
 run_test cipher_mismatch cipher_mismatch
 run_test large_mtu large_mtu
 run_test packet_ids_per_cpu packet_ids_per_cpu
-run_test no_allocation_per_packet no_allocation_per_packet
 run_test socket_closed_under_module socket_closed_under_module
 ktap_finish
