@@ -360,19 +360,15 @@ ovpn_aead_key_slot_new(const struct ovpn_key_config *kc)
 	       OVPN_NONCE_TAIL_SIZE);
 	memcpy(ks->nonce_tail_recv, kc->decrypt.nonce_tail,
 	       OVPN_NONCE_TAIL_SIZE);
-	ret = ovpn_pktid_xmit_init(&ks->pid_xmit);
-	if (ret)
-		goto free_decrypt;
+	ovpn_pktid_xmit_init(&ks->pid_xmit);
 	ovpn_pktid_recv_init(&ks->pid_recv);
 
 	ret = ovpn_crypto_key_slot_init_ref(ks);
 	if (ret)
-		goto free_pktid;
+		goto free_decrypt;
 
 	return ks;
 
-free_pktid:
-	ovpn_pktid_xmit_destroy(&ks->pid_xmit);
 free_decrypt:
 	crypto_free_aead(ks->decrypt);
 free_encrypt:
@@ -383,18 +379,14 @@ free_ks:
 }
 
 /**
- * ovpn_aead_key_slot_destroy - free what a dead key slot holds
+ * ovpn_aead_key_slot_free_tfms - free the transforms of a dead key slot
  * @ks: the key slot, with no reference left and unreachable
- *
- * Frees the transforms and the per-CPU packet-id batches; the slot itself
- * is the caller's to free.
  *
  * Context: process (crypto_free_aead() may sleep); the key material in
  * the transforms is wiped as they are freed.
  */
-void ovpn_aead_key_slot_destroy(struct ovpn_crypto_key_slot *ks)
+void ovpn_aead_key_slot_free_tfms(struct ovpn_crypto_key_slot *ks)
 {
-	ovpn_pktid_xmit_destroy(&ks->pid_xmit);
 	crypto_free_aead(ks->decrypt);
 	crypto_free_aead(ks->encrypt);
 }

@@ -26,6 +26,6 @@ int ovpn_aead_decrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 
 struct ovpn_crypto_key_slot *
 ovpn_aead_key_slot_new(const struct ovpn_key_config *kc);
-void ovpn_aead_key_slot_destroy(struct ovpn_crypto_key_slot *ks);
+void ovpn_aead_key_slot_free_tfms(struct ovpn_crypto_key_slot *ks);
 
 #endif /* _NET_OVPN_AEAD_H_ */

@@ -6,7 +6,7 @@
  * handing them out to the data path.  Control operations serialize on
  * the state's spinlock; the data path only reads RCU pointers and takes
  * a per-CPU reference, so it never writes a cache line shared with other
- * CPUs (the packet-id counter aside, once per batch of ids).
+ * CPUs (the packet-id counter aside).
  *
  * Memory: besides the slot itself, each live key slot costs one unsigned
  * long per possible CPU for its percpu_ref and one struct percpu_ref_data.
@@ -32,7 +32,7 @@ static void ovpn_crypto_key_slot_free_work(struct work_struct *work)
 
 	ks = container_of(to_rcu_work(work), struct ovpn_crypto_key_slot,
 			  free_work);
-	ovpn_aead_key_slot_destroy(ks);
+	ovpn_aead_key_slot_free_tfms(ks);
 	percpu_ref_exit(&ks->ref);
 	kfree(ks);
 }

@@ -2,15 +2,14 @@
 /*
  * OpenVPN data channel offload - packet ids
  *
- * Sender: per-CPU batches of ids taken from one counter per key slot.
- * Receiver: a sliding bitmap of the last OVPN_PKTID_WINDOW ids, updated
- * under a short spinlock once the packet authenticated.
+ * Sender: one atomic counter per key slot.  Receiver: a sliding bitmap of
+ * the last OVPN_PKTID_WINDOW ids, updated under a short spinlock once the
+ * packet authenticated.
  */
 
 #include <linux/jiffies.h>
-#include <linux/limits.h>
 #include <linux/minmax.h>
-#include <linux/percpu.h>
+#include <linux/limits.h>
 #include <linux/string.h>
 
 #include "pktid.h"
@@ -19,27 +18,11 @@
  * ovpn_pktid_xmit_init - prepare the sender side of a new key slot
  * @pid: the sender state
  *
- * Every CPU starts with an empty batch.
- *
  * Context: process; the key slot is not published yet.
- * Return: 0 or -ENOMEM.
  */
-int ovpn_pktid_xmit_init(struct ovpn_pktid_xmit *pid)
+void ovpn_pktid_xmit_init(struct ovpn_pktid_xmit *pid)
 {
 	atomic64_set(&pid->seq, 0);
-	pid->batch = alloc_percpu(struct ovpn_pktid_batch);
-	return pid->batch ? 0 : -ENOMEM;
-}
-
-/**
- * ovpn_pktid_xmit_destroy - free the sender side of a dead key slot
- * @pid: the sender state, of a slot no packet can use any more
- *
- * Context: any.
- */
-void ovpn_pktid_xmit_destroy(struct ovpn_pktid_xmit *pid)
-{
-	free_percpu(pid->batch);
 }
 
 /**
@@ -47,33 +30,22 @@ void ovpn_pktid_xmit_destroy(struct ovpn_pktid_xmit *pid)
  * @pid: the sender state of the key slot that encrypts the packet
  * @id: where to store the id
  *
- * Takes the next id of this CPU's batch, and a new batch when that one is
- * used up or has fallen OVPN_PKTID_XMIT_SPREAD behind the counter (other
- * CPUs moved on while this one was idle).  Reading the counter is a plain
- * load: its cache line is only written when some CPU takes a batch.
- *
  * The counter is 64 bits wide so that it can run past the last valid id
  * without wrapping: once exhausted, every later call fails too and no id
  * is ever handed out twice, whatever the number of CPUs racing here.
  *
- * Context: BH disabled (the batch is this CPU's alone while it runs).
+ * Context: any.
  * Return: 0 and the id in @id, or -ERANGE if the key has used up its ids
  * (the caller must then retire the key).
  */
 int ovpn_pktid_xmit_next(struct ovpn_pktid_xmit *pid, u32 *id)
 {
-	struct ovpn_pktid_batch *b = this_cpu_ptr(pid->batch);
-	u64 seq = atomic64_read(&pid->seq);
+	s64 seq = atomic64_inc_return(&pid->seq);
 
-	if (b->next == b->end || seq - b->next >= OVPN_PKTID_XMIT_SPREAD) {
-		seq = atomic64_add_return(OVPN_PKTID_XMIT_BATCH, &pid->seq);
-		b->next = seq - OVPN_PKTID_XMIT_BATCH + 1;
-		b->end = seq + 1;
-	}
-	if (unlikely(b->next > U32_MAX))
+	if (unlikely(seq > U32_MAX))
 		return -ERANGE;
 
-	*id = b->next++;
+	*id = seq;
 	return 0;
 }
 

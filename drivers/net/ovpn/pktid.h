@@ -14,7 +14,6 @@
 
 #include <linux/atomic.h>
 #include <linux/bitops.h>
-#include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -23,39 +22,15 @@
 /* Seconds without an accepted packet after which backtracking stops. */
 #define OVPN_PKTID_BACKTRACK_EXPIRE	30
 
-/*
- * The sender hands ids to each CPU in batches of OVPN_PKTID_XMIT_BATCH,
- * so the shared counter is written once per batch instead of once per
- * packet.  A CPU drops what is left of its batch once the counter is
- * OVPN_PKTID_XMIT_SPREAD or more ahead of it: no id ever goes out more
- * than that far behind the highest id handed out, which keeps every packet
- * inside a receiver's replay window even for OpenVPN's userspace default
- * of 64 packets (ours and upstream's kernel windows are 2048).
- */
-#define OVPN_PKTID_XMIT_BATCH	16
-#define OVPN_PKTID_XMIT_SPREAD	32
-
-/**
- * struct ovpn_pktid_batch - the ids one CPU may still use
- * @next: the next id to hand out
- * @end: one past the last id of the batch; @next == @end when empty
- */
-struct ovpn_pktid_batch {
-	u64 next;
-	u64 end;
-};
-
 /**
  * struct ovpn_pktid_xmit - sender side of a key slot's packet ids
- * @seq: the last id given to any CPU's batch; 0 before the first packet
- * @batch: each CPU's current batch, only touched with BH disabled
+ * @seq: the last id handed out; 0 before the first packet
  *
- * Ids are unique under a key and increase on each CPU; @seq is the one
- * shared write of the sender, once per batch.
+ * The counter is the one shared write the sender cannot avoid: ids must be
+ * unique and increasing under a key.  It is only ever incremented.
  */
 struct ovpn_pktid_xmit {
 	atomic64_t seq;
-	struct ovpn_pktid_batch __percpu *batch;
 };
 
 /*
@@ -83,8 +58,7 @@ struct ovpn_pktid_recv {
 	unsigned long expire;
 };
 
-int __must_check ovpn_pktid_xmit_init(struct ovpn_pktid_xmit *pid);
-void ovpn_pktid_xmit_destroy(struct ovpn_pktid_xmit *pid);
+void ovpn_pktid_xmit_init(struct ovpn_pktid_xmit *pid);
 int __must_check ovpn_pktid_xmit_next(struct ovpn_pktid_xmit *pid, u32 *id);
 void ovpn_pktid_recv_init(struct ovpn_pktid_recv *pr);
 int __must_check ovpn_pktid_recv(struct ovpn_pktid_recv *pr, u32 id);
