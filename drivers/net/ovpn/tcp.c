@@ -9,11 +9,14 @@
  * may start anywhere in a segment and span several), so the decryption
  * and the stack above see an aligned, linear packet.
  *
- * TX: records are queued and written by a work item on the module
- * workqueue under the socket lock, never from the softirq that encrypted
- * them: a TCP send may sleep, and a large one must not hold off RCU or
- * other softirq work.  A record that only partly fits the send buffer is
- * finished when the socket reports write space, so records never
+ * TX: records go through a short queue under the socket's spinlock.  The
+ * context that encrypted a record writes the queue at once if no process
+ * owns the socket; otherwise the owner writes it as it lets the socket go
+ * (our release_cb), so a record never waits for a context switch.  What
+ * the send buffer cannot take waits for sk_write_space, which hands the
+ * rest to a work item: writing from inside TCP's own receive path would
+ * re-enter it.  Only the spinlock holder writes, and a record that only
+ * partly fits is finished before the next one starts, so records never
  * interleave on the stream.
  */
 
@@ -46,14 +49,20 @@
 				 OVPN_DATA_OVERHEAD)
 
 /*
- * Records waiting for the TX work; more are dropped and counted.  The work
- * holds at most as many again, taken from the queue in one go.
+ * Records waiting for the socket; more are dropped and counted.  The send
+ * buffer is the real queue: a long one here would only hide congestion
+ * from the tunnelled flows and add to their delay.
  */
-#define OVPN_TCP_TX_QUEUE_MAX	1024
+#define OVPN_TCP_TX_QUEUE_MAX	256
 /* Control records waiting for userspace; more are dropped and counted. */
 #define OVPN_TCP_USER_QUEUE_MAX	1024
-/* Records the TX work writes before it lets other work run. */
-#define OVPN_TCP_TX_BUDGET	64
+
+/*
+ * Lockdep subclass of our socket's spinlock when a packet is sent: the
+ * packet may come from TCP's receive path of another socket, which holds
+ * that socket's spinlock already, as subclass 0 or SINGLE_DEPTH_NESTING.
+ */
+#define OVPN_TCP_SLOCK_NESTING	(SINGLE_DEPTH_NESTING + 1)
 
 /* ovpn_tcp_sock.flags */
 enum {
@@ -197,37 +206,31 @@ static void ovpn_tcp_kick_tx(struct ovpn_socket *ovpn_sock)
 		ovpn_socket_put(ovpn_sock);
 }
 
-/* Drop every queued record; socket lock held, or nobody else left. */
+/*
+ * Drop every queued record: with the socket's spinlock held, or nobody
+ * else left.
+ */
 static void ovpn_tcp_purge(struct ovpn_tcp_sock *tcp)
 {
 	kfree_skb(tcp->tx_cur);
 	tcp->tx_cur = NULL;
 	kfree_skb(xchg(&tcp->tx_ctrl, NULL));
 	clear_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags);
-	skb_queue_purge(&tcp->tx_queue);
-	__skb_queue_purge(&tcp->tx_list);
+	__skb_queue_purge(&tcp->tx_queue);
 	skb_queue_purge(&tcp->user_queue);
 }
 
-/*
- * The next data record: the work takes the whole queue at once, one lock
- * round trip per batch rather than per record.  Socket lock held.
- */
-static struct sk_buff *ovpn_tcp_tx_next_data(struct ovpn_tcp_sock *tcp)
+/* Is a record waiting for the socket?  Spinlock held. */
+static bool ovpn_tcp_tx_pending(struct ovpn_tcp_sock *tcp)
 {
-	if (skb_queue_empty(&tcp->tx_list) &&
-	    !skb_queue_empty_lockless(&tcp->tx_queue)) {
-		spin_lock_bh(&tcp->tx_queue.lock);
-		skb_queue_splice_tail_init(&tcp->tx_queue, &tcp->tx_list);
-		spin_unlock_bh(&tcp->tx_queue.lock);
-	}
-	return __skb_dequeue(&tcp->tx_list);
+	return tcp->tx_cur || READ_ONCE(tcp->tx_ctrl) ||
+	       !skb_queue_empty(&tcp->tx_queue);
 }
 
 /*
  * The next record to write: userspace's control record goes first.  The
  * slot is read before it is emptied: an exchange on every record would be
- * an atomic write for nothing.
+ * an atomic write for nothing.  Spinlock held.
  */
 static struct sk_buff *ovpn_tcp_tx_next(struct ovpn_tcp_sock *tcp)
 {
@@ -237,7 +240,7 @@ static struct sk_buff *ovpn_tcp_tx_next(struct ovpn_tcp_sock *tcp)
 		skb = xchg(&tcp->tx_ctrl, NULL);
 	tcp->tx_cur_ctrl = !!skb;
 	if (!skb)
-		skb = ovpn_tcp_tx_next_data(tcp);
+		skb = __skb_dequeue(&tcp->tx_queue);
 	tcp->tx_cur = skb;
 	tcp->tx_off = 0;
 	return skb;
@@ -253,109 +256,70 @@ static void ovpn_tcp_tx_done(struct sock *sk, struct ovpn_tcp_sock *tcp)
 	}
 }
 
+/*
+ * The stream cannot be written any more: half a record may be on it
+ * already, so nothing that follows could be parsed by the other end.
+ */
+static void ovpn_tcp_tx_failed(struct ovpn_socket *ovpn_sock, int err)
+{
+	struct net_device *dev = ovpn_sock->ovpn->dev;
+	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
+
+	net_dbg_ratelimited("%s: peer %u: TCP send failed: %d\n",
+			    netdev_name(dev), tcp->peer->id, err);
+	dev_dstats_tx_dropped(dev);
+	ovpn_tcp_purge(tcp);
+	ovpn_tcp_del_broken(ovpn_sock);
+}
+
+/*
+ * Write the queued records, oldest first, until the send buffer is full.
+ * Called with the socket's spinlock held and BH disabled, either by the
+ * socket's owner from release_cb or by a context that found no owner:
+ * either way nobody else writes to the socket meanwhile, and the socket is
+ * in the state the socket lock would give.  A record the buffer takes only
+ * in part stays in @tx_cur and is finished first next time; the send that
+ * found the buffer full set SOCK_NOSPACE, so sk_write_space calls back.
+ */
+static void ovpn_tcp_tx_flush(struct ovpn_socket *ovpn_sock)
+{
+	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
+	struct sock *sk = ovpn_sock->sk;
+	struct sk_buff *skb;
+	int ret;
+
+	while ((skb = tcp->tx_cur ?: ovpn_tcp_tx_next(tcp))) {
+		ret = skb_send_sock_locked(sk, skb, tcp->tx_off,
+					   skb->len - tcp->tx_off);
+		if (ret == -EAGAIN)
+			return;
+		if (ret < 0) {
+			ovpn_tcp_tx_failed(ovpn_sock, ret);
+			return;
+		}
+		tcp->tx_off += ret;
+		if (tcp->tx_off < skb->len)
+			return;
+		ovpn_tcp_tx_done(sk, tcp);
+	}
+}
+
+/*
+ * The send buffer has room again (sk_write_space, with no owner): write the
+ * rest from process context.  Taking the socket and letting it go is
+ * enough, release_cb writes; once the attachment is detached, the socket's
+ * own release_cb is back and nothing is written.
+ */
 static void ovpn_tcp_tx_work(struct work_struct *work)
 {
 	struct ovpn_tcp_sock *tcp = container_of(work, struct ovpn_tcp_sock,
 						 tx_work);
 	struct ovpn_socket *ovpn_sock = container_of(tcp, struct ovpn_socket,
 						     tcp);
-	struct net_device *dev = ovpn_sock->ovpn->dev;
-	struct sock *sk = ovpn_sock->sk;
-	int budget = OVPN_TCP_TX_BUDGET;
-	struct sk_buff *skb;
-	int ret;
 
-	lock_sock(sk);
-	if (tcp->state == OVPN_TCP_DETACHED) {
-		ovpn_tcp_purge(tcp);
-		goto out;
-	}
-	/* Not started yet: ovpn_tcp_start() kicks the work again. */
-	if (tcp->state != OVPN_TCP_ACTIVE)
-		goto out;
-
-	while (budget--) {
-		skb = tcp->tx_cur ?: ovpn_tcp_tx_next(tcp);
-		if (!skb)
-			goto out;
-
-		ret = skb_send_sock_locked(sk, skb, tcp->tx_off,
-					   skb->len - tcp->tx_off);
-		/* Send buffer full: sk_write_space kicks the work again. */
-		if (ret == -EAGAIN)
-			goto out;
-		if (ret < 0) {
-			net_dbg_ratelimited("%s: peer %u: TCP send failed: %d\n",
-					    netdev_name(dev), tcp->peer->id,
-					    ret);
-			dev_dstats_tx_dropped(dev);
-			ovpn_tcp_purge(tcp);
-			ovpn_tcp_del_broken(ovpn_sock);
-			goto out;
-		}
-		tcp->tx_off += ret;
-		if (tcp->tx_off < skb->len)
-			goto out;
-		ovpn_tcp_tx_done(sk, tcp);
-	}
-	/* Out of budget with records left: continue in a new run. */
-	ovpn_tcp_kick_tx(ovpn_sock);
-out:
-	release_sock(sk);
+	lock_sock(ovpn_sock->sk);
+	release_sock(ovpn_sock->sk);
 	ovpn_socket_put(ovpn_sock);
-}
-
-/*
- * Write @skb at once, from the caller's context, when the socket is idle:
- * started, not owned by a process (the TX work, a syscall) and with no
- * record queued or half written before this one, so the stream keeps its
- * order.  Holding the socket's spinlock while no process owns the socket
- * gives the same exclusion as the socket lock the TX work takes, for the
- * socket and for the tx_* fields.  What the socket cannot take now becomes
- * the half-written record, finished by the TX work when sk_write_space
- * says there is room.  BH disabled.
- *
- * Return: true if @skb was consumed, false if it must be queued.
- */
-static bool ovpn_tcp_send_now(struct ovpn_socket *ovpn_sock,
-			      struct sk_buff *skb)
-{
-	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
-	struct sock *sk = ovpn_sock->sk;
-	bool consumed = false;
-	int ret;
-
-	bh_lock_sock(sk);
-	if (sock_owned_by_user(sk) || tcp->state != OVPN_TCP_ACTIVE ||
-	    tcp->tx_cur || READ_ONCE(tcp->tx_ctrl) ||
-	    !skb_queue_empty(&tcp->tx_list) ||
-	    !skb_queue_empty_lockless(&tcp->tx_queue))
-		goto unlock;
-
-	consumed = true;
-	ret = skb_send_sock_locked(sk, skb, 0, skb->len);
-	if (likely(ret == skb->len)) {
-		consume_skb(skb);
-		goto unlock;
-	}
-	if (ret == -EAGAIN)
-		ret = 0;
-	if (ret < 0) {
-		net_dbg_ratelimited("%s: peer %u: TCP send failed: %d\n",
-				    netdev_name(ovpn_sock->ovpn->dev),
-				    tcp->peer->id, ret);
-		dev_dstats_tx_dropped(ovpn_sock->ovpn->dev);
-		kfree_skb(skb);
-		ovpn_tcp_purge(tcp);
-		ovpn_tcp_del_broken(ovpn_sock);
-		goto unlock;
-	}
-	tcp->tx_cur = skb;
-	tcp->tx_off = ret;
-	tcp->tx_cur_ctrl = false;
-unlock:
-	bh_unlock_sock(sk);
-	return consumed;
 }
 
 /**
@@ -363,43 +327,44 @@ unlock:
  * @peer: the peer, held by the caller
  * @skb: the OpenVPN packet; consumed
  *
- * The record is written at once when the socket is idle, else queued for
- * the TX work; the per-peer link statistics the caller counted exclude the
- * length prefix, as OpenVPN counts.  Only the record that finds the queue
- * empty queues the work: the work empties the queue under its lock, so any
- * record added after that sees it empty again, and one queued before is in
- * the batch the work took.
+ * The record joins the queue and, when no process owns the socket, the
+ * queue is written at once; an owner writes it when it lets the socket go.
+ * The per-peer link statistics the caller counted exclude the length
+ * prefix, as OpenVPN counts.
  *
- * Context: any (takes the queue's lock with BH disabled).
+ * Context: any (takes the socket's spinlock with BH disabled).
  */
 void ovpn_tcp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 {
 	struct ovpn_socket *ovpn_sock = peer->sock;
 	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
+	struct sock *sk = ovpn_sock->sk;
 	unsigned int len = skb->len;
-	bool consumed, kick;
+	enum ovpn_tcp_state state;
 
 	if (unlikely(len > U16_MAX || skb_cow_head(skb, OVPN_TCP_LEN_SIZE)))
 		goto drop;
 	*(__be16 *)__skb_push(skb, OVPN_TCP_LEN_SIZE) = htons(len);
 
 	local_bh_disable();
-	consumed = ovpn_tcp_send_now(ovpn_sock, skb);
-	local_bh_enable();
-	if (consumed)
-		return;
-
-	spin_lock_bh(&tcp->tx_queue.lock);
-	if (unlikely(skb_queue_len(&tcp->tx_queue) >= OVPN_TCP_TX_QUEUE_MAX)) {
-		spin_unlock_bh(&tcp->tx_queue.lock);
+	spin_lock_nested(&sk->sk_lock.slock, OVPN_TCP_SLOCK_NESTING);
+	/*
+	 * The state changes only while a process owns the socket: without an
+	 * owner it is stable here, with one a detach at worst leaves a
+	 * record that the attachment's release drops.
+	 */
+	state = READ_ONCE(tcp->state);
+	if (unlikely(state == OVPN_TCP_DETACHED ||
+		     skb_queue_len(&tcp->tx_queue) >= OVPN_TCP_TX_QUEUE_MAX)) {
+		bh_unlock_sock(sk);
+		local_bh_enable();
 		goto drop;
 	}
-	kick = skb_queue_empty(&tcp->tx_queue);
 	__skb_queue_tail(&tcp->tx_queue, skb);
-	spin_unlock_bh(&tcp->tx_queue.lock);
-
-	if (kick)
-		ovpn_tcp_kick_tx(ovpn_sock);
+	if (!sock_owned_by_user(sk) && state == OVPN_TCP_ACTIVE)
+		ovpn_tcp_tx_flush(ovpn_sock);
+	bh_unlock_sock(sk);
+	local_bh_enable();
 	return;
 
 drop:
@@ -578,8 +543,33 @@ static void ovpn_tcp_write_space(struct sock *sk)
 		return;
 	}
 	ovpn_tcp_of(ovpn_sock)->saved_write_space(sk);
-	ovpn_tcp_kick_tx(ovpn_sock);
+	/*
+	 * An owner (processing the backlog) writes the rest in release_cb;
+	 * without one, TCP calls us from its receive path, with the
+	 * spinlock held.
+	 */
+	if (!sock_owned_by_user_nocheck(sk) &&
+	    ovpn_tcp_tx_pending(ovpn_tcp_of(ovpn_sock)))
+		ovpn_tcp_kick_tx(ovpn_sock);
 	rcu_read_unlock();
+}
+
+/*
+ * release_cb: the socket's owner lets it go (release_sock(), spinlock held,
+ * BH disabled) and writes what was queued while it held the socket.  Only
+ * installed while the attachment is active; detaching puts the socket's
+ * own back under the socket lock, so the attachment is valid here.
+ */
+static void ovpn_tcp_release_cb(struct sock *sk)
+{
+	struct ovpn_socket *ovpn_sock;
+
+	rcu_read_lock();
+	ovpn_sock = rcu_dereference_sk_user_data(sk);
+	if (ovpn_sock && ovpn_tcp_of(ovpn_sock)->state == OVPN_TCP_ACTIVE)
+		ovpn_tcp_tx_flush(ovpn_sock);
+	rcu_read_unlock();
+	ovpn_tcp_family(sk)->prot.orig->release_cb(sk);
 }
 
 /*
@@ -644,8 +634,8 @@ out:
 
 /*
  * sendmsg: userspace sends one control record per call, length prefix
- * included, never waiting: the record is handed to the TX work, and the
- * next one is refused with EAGAIN until this one is written.
+ * included, never waiting: the record is written before the next data
+ * record, and the next one is refused with EAGAIN until this one is.
  */
 static int ovpn_tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size)
 {
@@ -689,10 +679,12 @@ static int ovpn_tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size)
 
 	/*
 	 * The slot is free, unless a detach that purged it raced with two
-	 * senders: that record would have been dropped anyway.
+	 * senders: that record would have been dropped anyway.  Letting the
+	 * socket go writes it (release_cb), or leaves it for sk_write_space.
 	 */
+	lock_sock(sk);
 	kfree_skb(xchg(&tcp->tx_ctrl, skb));
-	ovpn_tcp_kick_tx(ovpn_sock);
+	release_sock(sk);
 	ret = size;
 	goto out;
 
@@ -834,6 +826,7 @@ static int ovpn_tcp_family_prepare(struct sock *sk)
 	fam->prot.copy.disconnect = ovpn_tcp_disconnect;
 	fam->prot.copy.close = ovpn_tcp_close;
 	fam->prot.copy.setsockopt = ovpn_tcp_setsockopt;
+	fam->prot.copy.release_cb = ovpn_tcp_release_cb;
 	fam->ops.orig = sk->sk_socket->ops;
 	fam->ops.copy = *fam->ops.orig;
 	fam->ops.copy.poll = ovpn_tcp_poll;
@@ -874,8 +867,7 @@ int ovpn_tcp_attach(struct ovpn_socket *ovpn_sock, struct ovpn_peer *peer)
 	tcp->peer = peer;
 	tcp->state = OVPN_TCP_NEW;
 	skb_queue_head_init(&tcp->user_queue);
-	skb_queue_head_init(&tcp->tx_queue);
-	__skb_queue_head_init(&tcp->tx_list);
+	__skb_queue_head_init(&tcp->tx_queue);
 	INIT_WORK(&tcp->tx_work, ovpn_tcp_tx_work);
 	INIT_WORK(&tcp->del_work, ovpn_tcp_del_work);
 	__rcu_assign_sk_user_data_with_flags(sk, ovpn_sock,
@@ -923,22 +915,22 @@ void ovpn_tcp_start(struct ovpn_socket *ovpn_sock)
 	WRITE_ONCE(sk->sk_socket->ops, &fam->ops.copy);
 	write_unlock_bh(&sk->sk_callback_lock);
 	/*
-	 * Records are also written from softirq, or nested in another
-	 * socket's sendmsg() (ovpn_tcp_send_now()): what TCP allocates for
-	 * this socket must not sleep, and its pages must come from the
-	 * socket's own fragment, never from current->task_frag, which the
-	 * interrupted task or the outer sendmsg() may be filling.
+	 * Records are also written from softirq, nested in another socket's
+	 * sendmsg(), or under the spinlock (ovpn_tcp_tx_flush()): what TCP
+	 * allocates for this socket must not sleep, and its pages must come
+	 * from the socket's own fragment, never from current->task_frag,
+	 * which the interrupted task or the outer sendmsg() may be filling.
 	 */
 	tcp->saved_allocation = sk->sk_allocation;
 	tcp->saved_use_task_frag = sk->sk_use_task_frag;
 	sk->sk_allocation = GFP_ATOMIC;
 	sk->sk_use_task_frag = false;
-	tcp->state = OVPN_TCP_ACTIVE;
+	WRITE_ONCE(tcp->state, OVPN_TCP_ACTIVE);
 
 	strp_check_rcv(&tcp->strp);
+	/* Writes the records the peer queued meanwhile (release_cb). */
 	release_sock(sk);
 
-	ovpn_tcp_kick_tx(ovpn_sock);
 	/* The connection may have ended before the hooks were there. */
 	if (ovpn_tcp_ended(sk))
 		ovpn_tcp_del_ended(ovpn_sock);
@@ -963,7 +955,7 @@ void ovpn_tcp_detach(struct ovpn_socket *ovpn_sock)
 
 	lock_sock(sk);
 	started = tcp->state == OVPN_TCP_ACTIVE;
-	tcp->state = OVPN_TCP_DETACHED;
+	WRITE_ONCE(tcp->state, OVPN_TCP_DETACHED);
 
 	write_lock_bh(&sk->sk_callback_lock);
 	if (started) {
@@ -982,7 +974,12 @@ void ovpn_tcp_detach(struct ovpn_socket *ovpn_sock)
 
 	if (started)
 		strp_stop(&tcp->strp);
+	/* Senders queue under the spinlock even while we own the socket. */
+	local_bh_disable();
+	bh_lock_sock(sk);
 	ovpn_tcp_purge(tcp);
+	bh_unlock_sock(sk);
+	local_bh_enable();
 	release_sock(sk);
 
 	/* Waits for the strparser's work, which takes the socket lock. */

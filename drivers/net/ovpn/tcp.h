@@ -55,19 +55,20 @@ enum ovpn_tcp_state {
  * @del_reason: why the peer is being removed by @del_work
  * @strp: record parser of the receive stream
  * @user_queue: control records waiting for userspace's recv()
- * @tx_queue: framed data records waiting for @tx_work (its own lock)
- * @tx_list: records @tx_work took from @tx_queue in one go, to write in
- *	     order (socket lock)
- * @tx_ctrl: the control record userspace sent, waiting for @tx_work
- * @tx_cur: record being written to the socket (socket lock)
- * @tx_off: bytes of @tx_cur already written (socket lock)
- * @tx_cur_ctrl: @tx_cur is userspace's control record (socket lock)
+ * @tx_queue: framed data records waiting for the socket (the socket's
+ *	      spinlock, not the queue's own lock)
+ * @tx_ctrl: the control record userspace sent, written before the next
+ *	     data record
+ * @tx_cur: record being written to the socket (socket's spinlock)
+ * @tx_off: bytes of @tx_cur already written (socket's spinlock)
+ * @tx_cur_ctrl: @tx_cur is userspace's control record (socket's spinlock)
  * @saved_data_ready: the socket's own sk_data_ready
  * @saved_write_space: the socket's own sk_write_space
  * @saved_state_change: the socket's own sk_state_change
  * @saved_allocation: the socket's own sk_allocation
  * @saved_use_task_frag: the socket's own sk_use_task_frag
- * @tx_work: writes queued records to the socket, in process context
+ * @tx_work: writes the rest once the send buffer has room, in process
+ *	     context
  * @del_work: removes the peer in process context after a stream error
  *	      or the end of the stream
  */
@@ -79,7 +80,6 @@ struct ovpn_tcp_sock {
 	struct strparser strp;
 	struct sk_buff_head user_queue;
 	struct sk_buff_head tx_queue;
-	struct sk_buff_head tx_list;
 	struct sk_buff *tx_ctrl;
 	struct sk_buff *tx_cur;
 	unsigned int tx_off;
