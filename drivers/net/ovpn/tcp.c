@@ -289,8 +289,13 @@ static void ovpn_tcp_tx_flush(struct ovpn_socket *ovpn_sock)
 	int ret;
 
 	while ((skb = tcp->tx_cur ?: ovpn_tcp_tx_next(tcp))) {
-		ret = skb_send_sock_locked(sk, skb, tcp->tx_off,
-					   skb->len - tcp->tx_off);
+		/*
+		 * No SIGPIPE for a broken stream: the task we run in, if
+		 * any, is whichever sent a packet into the tunnel.
+		 */
+		ret = skb_send_sock_locked_with_flags(sk, skb, tcp->tx_off,
+						      skb->len - tcp->tx_off,
+						      MSG_NOSIGNAL);
 		if (ret == -EAGAIN)
 			return;
 		if (ret < 0) {

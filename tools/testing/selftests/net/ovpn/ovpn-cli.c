@@ -2159,7 +2159,8 @@ static int cli_send_ctrl(int fd, const struct cli_opts *o)
 }
 
 /*
- * SIGTERM and SIGINT, and SIGUSR1 if @usr1, blocked, as a descriptor: no
+ * SIGTERM and SIGINT, and SIGUSR1 and SIGUSR2 if @usr1, blocked, as a
+ * descriptor: no
  * handler, and no window between a check of a flag and a wait in which one
  * gets lost.  Blocked, they are queued even where the shell started us with
  * SIGINT ignored.
@@ -2172,8 +2173,10 @@ static int cli_signal_fd(bool usr1)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
-	if (usr1)
+	if (usr1) {
 		sigaddset(&set, SIGUSR1);
+		sigaddset(&set, SIGUSR2);
+	}
 	fd = sigprocmask(SIG_BLOCK, &set, NULL) ? -1 :
 	     signalfd(-1, &set, SFD_CLOEXEC);
 	if (fd < 0)
@@ -2557,7 +2560,11 @@ static void cli_tcp_recv(struct cli_tcp *t, struct cli_peer *p,
 	p->conn = CLI_CONN_QUIET;
 }
 
-/* A signal: true to leave, on SIGTERM or SIGINT; SIGUSR1 closes all. */
+/*
+ * A signal: true to leave, on SIGTERM or SIGINT; SIGUSR1 closes all,
+ * SIGUSR2 shuts down their sending side (the kernel's next write on one
+ * fails).
+ */
 static bool cli_tcp_signal(struct cli_tcp *t)
 {
 	struct signalfd_siginfo si;
@@ -2565,6 +2572,15 @@ static bool cli_tcp_signal(struct cli_tcp *t)
 
 	if (read(t->sig, &si, sizeof(si)) != sizeof(si))
 		return false;
+	if (si.ssi_signo == SIGUSR2) {
+		for (i = 0; i < t->n; i++)
+			if (t->peers[i].fd >= 0 &&
+			    shutdown(t->peers[i].fd, SHUT_WR))
+				fprintf(stderr, "%s: shutdown: %s\n",
+					CLI_NAME, strerror(errno));
+		printf("SHUT\n");
+		return false;
+	}
 	if (si.ssi_signo != SIGUSR1)
 		return true;
 
@@ -3397,8 +3413,8 @@ static const struct cli_cmd cli_cmds[] = {
 			"prints READY <local port>; stay: then\n"
 			"  CTRL <len> <hex> a record received (length prefix\n"
 			"  included, 64 bytes shown), EOF at its end, CLOSED\n"
-			"  once SIGUSR1 closed the socket; until SIGTERM or\n"
-			"  SIGINT",
+			"  once SIGUSR1 closed the socket, SHUT once SIGUSR2\n"
+			"  shut its sending side down; until SIGTERM or SIGINT",
 		.min_args = 4,
 		.max_args = INT_MAX,
 		.handler = cli_new_tcp_peer,
@@ -3412,7 +3428,8 @@ static const struct cli_cmd cli_cmds[] = {
 			"  then PEER <peer_id> a peer added (UNKNOWN <addr>\n"
 			"  on stderr for a stranger), leaving once all are in;\n"
 			"stay: also CTRL <peer_id> <len> <hex>, EOF <peer_id>\n"
-			"  and CLOSED as new_tcp_peer, until SIGTERM or SIGINT",
+			"  CLOSED and SHUT as new_tcp_peer, until SIGTERM or\n"
+			"  SIGINT",
 		.min_args = 3,
 		.max_args = 6,
 		.handler = cli_tcp_listen_cmd,

@@ -11,7 +11,7 @@
 #   client, on port 1190+N for client N, so that one connection can be
 #   closed alone.
 #   ns cN: tunN (P2P, 5.5.5.(N+1), fd00:5::(N+1)), a veth to srv:
-#     N = 1, 2, 5: 10.10.N.2 == 10.10.N.1
+#     N = 1, 2, 5, 7: 10.10.N.2 == 10.10.N.1
 #     N = 3, 4, 6: fd00:N::2 == fd00:N::1
 #   peer ids: the server knows client N as N, client N the server as 10+N.
 #
@@ -21,12 +21,14 @@
 #             server's userspace closes the connection later
 #   client 4: its namespace is deleted, then its process ends
 #   clients 5 and 6: the server's device is deleted
+#   client 7: its userspace shuts the sending side down (SIGUSR2), so
+#             the kernel's next record cannot be written
 
 source "$(dirname "$0")/lib.sh"
 
 ALG=${OVPN_ALG:-aes256}
 SRV=ovpn-dsrv-$$
-CLIENTS="1 2 3 4 5 6"
+CLIENTS="1 2 3 4 5 6 7"
 ovpn_workdir
 
 ns() { echo "ovpn-dc$1-$$"; }
@@ -188,6 +190,38 @@ server_deletes_peer()
 	expect_err ENOENT in_c 3 "$OVPN_CLI" get_peer tun3 13
 }
 
+# tx_dropped of client 7's device
+client7_tx_dropped()
+{
+	in_c 7 cat /sys/class/net/tun7/statistics/tx_dropped
+}
+
+# Client 7's userspace shuts its connection's sending side down; the next
+# packet into the tunnel cannot be written.  The peer goes for a transport
+# error, the packet counts as dropped, and the process that sent it is
+# not sent SIGPIPE (ping would die of it, status 141).  The server sees
+# the end of the stream: a disconnect there.
+client_write_fails()
+{
+	local log=$TMPDIR/end7 dropped rc=0
+
+	ntf_listen "$log.c.ntf" 1 in_c 7
+	ntf_listen "$log.s.ntf" 1 in_srv
+	dropped=$(client7_tx_dropped)
+	bg_signal USR2 "$TMPDIR/c7.log"
+	log_wait "$TMPDIR/c7.log" '^SHUT$'
+	in_c 7 ping -q -c 1 -W 1 5.5.5.1 >/dev/null 2>&1 || rc=$?
+	expect_eq "ping's status (1: no reply)" 1 "$rc"
+	ntf_expect "$log.c.ntf" \
+		'^ntf peer_del .* id=17 reason=transport_error'
+	ntf_expect "$log.s.ntf" \
+		'^ntf peer_del .* id=7 reason=transport_disconnect'
+	# At least: packets the stack sends on its own may fail too.
+	[ "$(client7_tx_dropped)" -gt "$dropped" ] ||
+		fail "tx_dropped stays at $dropped"
+	expect_err ENOENT in_c 7 "$OVPN_CLI" get_peer tun7 17
+}
+
 # The server's device goes while clients 5 and 6 are connected, 6
 # sending: both peers go with it.  Their connections stay the server's
 # userspace's: closing one ends the client's peer.
@@ -211,13 +245,14 @@ device_deleted()
 
 ovpn_require
 
-ktap_plan 8
+ktap_plan 9
 run_test setup_topology setup_topology
 run_test peers_up peers_up
 run_test client_closes_socket client_closes_socket
 run_test client_killed client_killed
 run_test client_netns_deleted client_netns_deleted
 run_test server_deletes_peer server_deletes_peer
+run_test client_write_fails client_write_fails
 run_test device_deleted device_deleted
 run_test module_unloads module_unloads
 ktap_finish
