@@ -411,16 +411,20 @@ static void ovpn_tcp_abort(struct strparser *strp, int err)
 	ovpn_tcp_del_broken(ovpn_sock);
 }
 
-/* Copy @len bytes at @off of a record into a new, aligned, linear skb. */
-static struct sk_buff *ovpn_tcp_copy(struct sk_buff *skb, unsigned int off,
+/*
+ * Copy @len bytes at @off of a record into a new, aligned, linear skb for
+ * @dev.  Its data comes from the per-CPU page fragment cache, as a NIC
+ * driver's would: one allocation per packet (the skb head), not two.
+ */
+static struct sk_buff *ovpn_tcp_copy(struct net_device *dev,
+				     struct sk_buff *skb, unsigned int off,
 				     unsigned int len)
 {
 	struct sk_buff *pkt;
 
-	pkt = alloc_skb(NET_SKB_PAD + len, GFP_ATOMIC);
+	pkt = netdev_alloc_skb(dev, len);
 	if (!pkt)
 		return NULL;
-	skb_reserve(pkt, NET_SKB_PAD);
 	if (skb_copy_bits(skb, off, skb_put(pkt, len), len)) {
 		kfree_skb(pkt);
 		return NULL;
@@ -439,7 +443,8 @@ static void ovpn_tcp_to_user(struct ovpn_socket *ovpn_sock,
 	if (skb_queue_len_lockless(&tcp->user_queue) >=
 	    OVPN_TCP_USER_QUEUE_MAX)
 		goto drop;
-	rec = ovpn_tcp_copy(skb, msg->offset, msg->full_len);
+	rec = ovpn_tcp_copy(ovpn_sock->ovpn->dev, skb, msg->offset,
+			    msg->full_len);
 	if (!rec)
 		goto drop;
 	skb_queue_tail(&tcp->user_queue, rec);
@@ -489,7 +494,7 @@ static void ovpn_tcp_rcv(struct strparser *strp, struct sk_buff *skb)
 	/* A peer being removed takes no more traffic. */
 	if (!percpu_ref_tryget_live(&peer->ref))
 		goto drop;
-	pkt = ovpn_tcp_copy(skb, off, len);
+	pkt = ovpn_tcp_copy(dev, skb, off, len);
 	if (!pkt) {
 		ovpn_peer_put(peer);
 		goto drop;
