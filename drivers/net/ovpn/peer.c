@@ -210,8 +210,14 @@ static void ovpn_peer_hash_addrs(struct ovpn_priv *ovpn,
 		hlist_add_head_rcu(&peer->hash_entry_addr6,
 				   ovpn_bucket_by_vpn_addr6(peers, addr6));
 
-	bind = rcu_dereference_protected(peer->bind,
-					 lockdep_is_held(&ovpn->lock));
+	/*
+	 * @bind is replaced under peer->lock, not ours: read it as an RCU
+	 * reader (BH is disabled).  A float that replaces it meanwhile moves
+	 * the peer again once it gets ovpn->lock, so the table ends up with
+	 * the last bind.
+	 */
+	bind = rcu_dereference_check(peer->bind,
+				     lockdep_is_held(&ovpn->lock));
 	if (bind)
 		hlist_add_head_rcu(&peer->hash_entry_transp_addr,
 				   ovpn_bucket_by_transp_addr(peers,
@@ -870,8 +876,14 @@ static void ovpn_peer_rehash_transp(struct ovpn_peer *peer)
 	if (ovpn->mode != OVPN_MODE_MP || peer->removed)
 		return;
 	hlist_del_init_rcu(&peer->hash_entry_transp_addr);
-	bind = rcu_dereference_protected(peer->bind,
-					 lockdep_is_held(&ovpn->lock));
+	/*
+	 * @bind is replaced under peer->lock, not ours: read it as an RCU
+	 * reader (BH is disabled).  A float that replaces it meanwhile moves
+	 * the peer again once it gets ovpn->lock, so the table ends up with
+	 * the last bind.
+	 */
+	bind = rcu_dereference_check(peer->bind,
+				     lockdep_is_held(&ovpn->lock));
 	if (bind)
 		hlist_add_head_rcu(&peer->hash_entry_transp_addr,
 				   ovpn_bucket_by_transp_addr(ovpn->peers,

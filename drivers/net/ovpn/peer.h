@@ -22,9 +22,12 @@
  *   grace period; it kills the key slots, detaches from the socket, drops
  *   the device reference, runs percpu_ref_exit() and frees the peer.
  *
- * Locking: ovpn->lock (a mutex-free spinlock, BH-safe) protects the tables,
- * @removed, @vpn_addrs and @tx_id changes; @lock protects @bind updates
- * and the keepalive parameters.
+ * Locking: ovpn->lock (a spinlock, taken with BH disabled) protects the
+ * tables, @removed and @vpn_addrs changes.  @lock serialises replacements
+ * of @bind and changes of the keepalive parameters; a replaced @bind is
+ * freed after a grace period, so readers only need RCU (a section with BH
+ * disabled is one).  @tx_id is one word, written with WRITE_ONCE() and
+ * read with READ_ONCE(): a packet carries the old id or the new one.
  */
 
 #ifndef _NET_OVPN_PEER_H_
