@@ -385,7 +385,11 @@ int ovpn_peer_add(struct ovpn_priv *ovpn, struct ovpn_peer *peer)
 
 /**
  * ovpn_peer_del - remove a peer
- * @peer: the peer; the caller holds a reference
+ * @peer: the peer; the caller holds a reference, or is inside an RCU
+ *	  read-side section in which it found @peer published (the
+ *	  keepalive scan): the peer's memory is only freed after a grace
+ *	  period, and the removal below tells a live peer from a gone one
+ *	  under ovpn->lock
  * @reason: why, as notified to userspace
  *
  * Context: any (BH-safe locking, atomic notification).
