@@ -194,21 +194,11 @@ ovpn_bucket_by_transp_addr(struct ovpn_peer_collection *peers,
 	return &peers->by_transp_addr[bkt];
 }
 
-/* Hash a peer's VPN addresses and transport address; ovpn->lock held. */
-static void ovpn_peer_hash_addrs(struct ovpn_priv *ovpn,
-				 struct ovpn_peer *peer)
+/* Hash a peer by its remote transport address, if any; ovpn->lock held. */
+static void ovpn_peer_hash_transp(struct ovpn_priv *ovpn,
+				  struct ovpn_peer *peer)
 {
-	const struct in6_addr *addr6 = &peer->vpn_addrs.ipv6;
-	struct ovpn_peer_collection *peers = ovpn->peers;
-	__be32 addr4 = peer->vpn_addrs.ipv4.s_addr;
 	struct ovpn_bind *bind;
-
-	if (addr4 != htonl(INADDR_ANY))
-		hlist_add_head_rcu(&peer->hash_entry_addr4,
-				   ovpn_bucket_by_vpn_addr4(peers, addr4));
-	if (!ipv6_addr_any(addr6))
-		hlist_add_head_rcu(&peer->hash_entry_addr6,
-				   ovpn_bucket_by_vpn_addr6(peers, addr6));
 
 	/*
 	 * @bind is replaced under peer->lock, not ours: read it as an RCU
@@ -220,8 +210,26 @@ static void ovpn_peer_hash_addrs(struct ovpn_priv *ovpn,
 				     lockdep_is_held(&ovpn->lock));
 	if (bind)
 		hlist_add_head_rcu(&peer->hash_entry_transp_addr,
-				   ovpn_bucket_by_transp_addr(peers,
+				   ovpn_bucket_by_transp_addr(ovpn->peers,
 							      &bind->remote));
+}
+
+/* Hash a peer's VPN addresses and transport address; ovpn->lock held. */
+static void ovpn_peer_hash_addrs(struct ovpn_priv *ovpn,
+				 struct ovpn_peer *peer)
+{
+	const struct in6_addr *addr6 = &peer->vpn_addrs.ipv6;
+	struct ovpn_peer_collection *peers = ovpn->peers;
+	__be32 addr4 = peer->vpn_addrs.ipv4.s_addr;
+
+	if (addr4 != htonl(INADDR_ANY))
+		hlist_add_head_rcu(&peer->hash_entry_addr4,
+				   ovpn_bucket_by_vpn_addr4(peers, addr4));
+	if (!ipv6_addr_any(addr6))
+		hlist_add_head_rcu(&peer->hash_entry_addr6,
+				   ovpn_bucket_by_vpn_addr6(peers, addr6));
+
+	ovpn_peer_hash_transp(ovpn, peer);
 }
 
 static void ovpn_peer_unhash_addrs(struct ovpn_peer *peer)
@@ -874,24 +882,12 @@ static bool ovpn_bind_local_equal(const struct ovpn_bind *bind,
 static void ovpn_peer_rehash_transp(struct ovpn_peer *peer)
 {
 	struct ovpn_priv *ovpn = peer->ovpn;
-	struct ovpn_bind *bind;
 
 	/* A removed peer stays out of every table (see peer.h). */
 	if (ovpn->mode != OVPN_MODE_MP || peer->removed)
 		return;
 	hlist_del_init_rcu(&peer->hash_entry_transp_addr);
-	/*
-	 * @bind is replaced under peer->lock, not ours: read it as an RCU
-	 * reader (BH is disabled).  A float that replaces it meanwhile moves
-	 * the peer again once it gets ovpn->lock, so the table ends up with
-	 * the last bind.
-	 */
-	bind = rcu_dereference_check(peer->bind,
-				     lockdep_is_held(&ovpn->lock));
-	if (bind)
-		hlist_add_head_rcu(&peer->hash_entry_transp_addr,
-				   ovpn_bucket_by_transp_addr(ovpn->peers,
-							      &bind->remote));
+	ovpn_peer_hash_transp(ovpn, peer);
 }
 
 /**
