@@ -426,6 +426,13 @@ peer_stat()
 	peer_val "$4" "$out"
 }
 
+# link_dropped NS IFNAME rx|tx: the packets IFNAME in NS dropped that way.
+link_dropped()
+{
+	ip netns exec "$1" ip -s -j link show dev "$2" |
+		jq ".[0].stats64.$3.dropped"
+}
+
 # peer_stat_ge NS IFNAME ID FIELD MIN: FIELD reached MIN.
 peer_stat_ge()
 {

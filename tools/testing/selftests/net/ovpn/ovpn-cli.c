@@ -2160,10 +2160,9 @@ static int cli_send_ctrl(int fd, const struct cli_opts *o)
 
 /*
  * SIGTERM and SIGINT, and SIGUSR1 and SIGUSR2 if @usr1, blocked, as a
- * descriptor: no
- * handler, and no window between a check of a flag and a wait in which one
- * gets lost.  Blocked, they are queued even where the shell started us with
- * SIGINT ignored.
+ * descriptor: no handler, and no window between a check of a flag and a
+ * wait in which one gets lost.  Blocked, they are queued even where the
+ * shell started us with SIGINT ignored.
  */
 static int cli_signal_fd(bool usr1)
 {

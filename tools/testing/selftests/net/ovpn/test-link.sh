@@ -117,10 +117,10 @@ tx_without_peer_is_dropped_and_counted()
 	local before after
 
 	in_ns ip addr add 10.99.0.1/24 dev ov-mp
-	before=$(in_ns ip -s -j link show dev ov-mp | jq '.[0].stats64.tx.dropped')
+	before=$(link_dropped "$NS" ov-mp tx)
 	! in_ns ping -q -c 3 -i 0.2 -W 1 10.99.0.2 >/dev/null ||
 		fail "ping through a device without peers succeeded"
-	after=$(in_ns ip -s -j link show dev ov-mp | jq '.[0].stats64.tx.dropped')
+	after=$(link_dropped "$NS" ov-mp tx)
 	expect_eq "tx dropped" 3 "$((after - before))"
 }
 

@@ -170,10 +170,7 @@ control_record_kept()
 	ntf_hangup "$log" 8
 }
 
-rx_dropped()
-{
-	in_srv ip -s -j link show dev tun0 | jq '.[0].stats64.rx.dropped'
-}
+rx_dropped() { link_dropped "$SRV" tun0 rx; }
 
 rx_dropped_is() { [ "$(rx_dropped)" = "$1" ]; }
 

@@ -190,12 +190,6 @@ server_deletes_peer()
 	expect_err ENOENT in_c 3 "$OVPN_CLI" get_peer tun3 13
 }
 
-# tx_dropped of client 7's device
-client7_tx_dropped()
-{
-	in_c 7 cat /sys/class/net/tun7/statistics/tx_dropped
-}
-
 # Client 7's userspace shuts its connection's sending side down; the next
 # packet into the tunnel cannot be written.  The peer goes for a transport
 # error, the packet counts as dropped, and the process that sent it is
@@ -207,7 +201,7 @@ client_write_fails()
 
 	ntf_listen "$log.c.ntf" 1 in_c 7
 	ntf_listen "$log.s.ntf" 1 in_srv
-	dropped=$(client7_tx_dropped)
+	dropped=$(link_dropped "$(ns 7)" tun7 tx)
 	bg_signal USR2 "$TMPDIR/c7.log"
 	log_wait "$TMPDIR/c7.log" '^SHUT$'
 	in_c 7 ping -q -c 1 -W 1 5.5.5.1 >/dev/null 2>&1 || rc=$?
@@ -217,7 +211,7 @@ client_write_fails()
 	ntf_expect "$log.s.ntf" \
 		'^ntf peer_del .* id=7 reason=transport_disconnect'
 	# At least: packets the stack sends on its own may fail too.
-	[ "$(client7_tx_dropped)" -gt "$dropped" ] ||
+	[ "$(link_dropped "$(ns 7)" tun7 tx)" -gt "$dropped" ] ||
 		fail "tx_dropped stays at $dropped"
 	expect_err ENOENT in_c 7 "$OVPN_CLI" get_peer tun7 17
 }
