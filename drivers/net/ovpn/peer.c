@@ -143,7 +143,7 @@ static u32 ovpn_hash_addr4(__be32 addr)
 
 static u32 ovpn_hash_addr6(const struct in6_addr *addr)
 {
-	return jhash2(addr->s6_addr32, 4, 0);
+	return jhash2((__force const u32 *)addr->s6_addr32, 4, 0);
 }
 
 static u32 ovpn_hash_sockaddr(const union ovpn_sockaddr *ss)

@@ -74,7 +74,7 @@ static struct ovpn_socket *ovpn_socket_reuse(struct ovpn_priv *ovpn,
 	ovpn_sock = ovpn_udp_sock_from_sk(sk);
 	if (!ovpn_sock) {
 		/* Somebody else's encapsulation or user data: not ours. */
-		if (rcu_access_pointer(sk->sk_user_data) ||
+		if (rcu_access_pointer(__sk_user_data(sk)) ||
 		    READ_ONCE(udp_sk(sk)->encap_type))
 			ovpn_sock = ERR_PTR(-EBUSY);
 	} else if (ovpn_sock->ovpn != ovpn) {

@@ -868,7 +868,7 @@ int ovpn_tcp_attach(struct ovpn_socket *ovpn_sock, struct ovpn_peer *peer)
 
 	if (sk->sk_state != TCP_ESTABLISHED)
 		return -ENOTCONN;
-	if (rcu_access_pointer(sk->sk_user_data))
+	if (rcu_access_pointer(__sk_user_data(sk)))
 		return -EBUSY;
 	ret = ovpn_tcp_family_prepare(sk);
 	if (ret)
