@@ -58,7 +58,9 @@ run_test()
 # ktap_finish: the script's exit status, per kselftest.
 ktap_finish()
 {
-	echo "# totals: pass:$((ktap_n - ktap_failed - ktap_skipped)) fail:$ktap_failed skip:$ktap_skipped"
+	local passed=$((ktap_n - ktap_failed - ktap_skipped))
+
+	echo "# totals: pass:$passed fail:$ktap_failed skip:$ktap_skipped"
 	[ "$ktap_failed" = 0 ]
 	exit $?
 }
@@ -111,12 +113,26 @@ expect_errno()
 ovpn_build_id()
 {
 	# The note is 16 bytes of header ("GNU\0" name included), then the id.
-	od -An -tx1 -v -j16 /sys/module/ovpn/notes/.note.gnu.build-id | tr -d ' \n'
+	od -An -tx1 -v -j16 /sys/module/ovpn/notes/.note.gnu.build-id |
+		tr -d ' \n'
 }
 
+# ovpn_ko_build_id: the build id of $OVPN_KO, which may be compressed as
+# the kernel's modules are (dkms and "make install" compress like them).
 ovpn_ko_build_id()
 {
-	readelf -n "$OVPN_KO" | awk '/Build ID:/ { print $3 }'
+	local cat=cat elf
+
+	case $OVPN_KO in
+	*.xz) cat="xz -dc" ;;
+	*.zst) cat="zstd -dc" ;;
+	*.gz) cat="gzip -dc" ;;
+	esac
+	# readelf needs a file it can seek in.
+	elf=$(mktemp)
+	$cat "$OVPN_KO" >"$elf"
+	readelf -n "$elf" | awk '/Build ID:/ { print $3 }'
+	rm -f "$elf"
 }
 
 # ovpn_load: load the module under test unless it already is.

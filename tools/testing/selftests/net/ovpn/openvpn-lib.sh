@@ -91,7 +91,8 @@ ovpn_pki()
 	extendedKeyUsage = clientAuth
 	EOF
 	pki_req "$dir" ca ca
-	pki_req "$dir" server server -CA "$dir/ca.crt" -CAkey "$dir/ca.key"
+	pki_req "$dir" server \
+		server -CA "$dir/ca.crt" -CAkey "$dir/ca.key"
 	"$OPENVPN" --genkey tls-crypt "$dir/tc.key" >/dev/null
 }
 
@@ -331,8 +332,11 @@ iperf_mbits()
 # sender's view of each interval.
 iperf_mbits_at()
 {
-	jq -r '.intervals[].sum | "\(.end * 10 | round / 10) \(.bits_per_second / 1e5 | round / 10)"' \
-		"$1"
+	local filter='.intervals[].sum | '
+
+	filter+='"\(.end * 10 | round / 10) '
+	filter+='\(.bits_per_second / 1e5 | round / 10)"'
+	jq -r "$filter" "$1"
 }
 
 # ktap_note TEXT: a diagnostic line of the test point being run, shown

@@ -52,8 +52,8 @@ module_aliases()
 	[ -n "$OVPN_KO" ] || { echo "no OVPN_KO"; return "$KSFT_SKIP"; }
 	aliases=$(modinfo -F alias "$OVPN_KO")
 	echo "$aliases"
-	grep -qx 'net-pf-16-proto-16-family-ovpn' <<<"$aliases" ||
-		fail "no genl family alias: openvpn could not autoload the module"
+	grep -qx 'net-pf-16-proto-16-family-ovpn' <<<"$aliases" || fail \
+		"no genl family alias: openvpn could not autoload the module"
 	grep -qx 'rtnl-link-ovpn' <<<"$aliases" || fail "no rtnl link alias"
 }
 
@@ -110,7 +110,8 @@ empty_dump()
 
 needs_net_admin()
 {
-	command -v setpriv >/dev/null || { echo "no setpriv"; return "$KSFT_SKIP"; }
+	command -v setpriv >/dev/null ||
+		{ echo "no setpriv"; return "$KSFT_SKIP"; }
 	expect_errno EPERM in_ns setpriv --bounding-set=-net_admin \
 		--inh-caps=-net_admin "$OVPN_CLI" cmd peer_get ifname ov-genl
 }

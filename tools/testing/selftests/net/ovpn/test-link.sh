@@ -68,7 +68,8 @@ device_properties()
 	for dev in ov-p2p ov-mp; do
 		j=$(in_ns ip -d -j link show dev "$dev" | jq '.[0]')
 		echo "$dev: $j" | tr -d '\n' | cut -c1-300; echo
-		expect_eq "$dev kind" ovpn "$(jq -r .linkinfo.info_kind <<<"$j")"
+		expect_eq "$dev kind" ovpn \
+			"$(jq -r .linkinfo.info_kind <<<"$j")"
 		expect_eq "$dev link type" none "$(jq -r .link_type <<<"$j")"
 		expect_eq "$dev mtu" 1416 "$(jq -r .mtu <<<"$j")"
 		expect_eq "$dev min_mtu" 68 "$(jq -r .min_mtu <<<"$j")"
@@ -86,7 +87,8 @@ mtu_bounds()
 {
 	in_ns ip link set dev ov-p2p mtu 68
 	in_ns ip link set dev ov-p2p mtu 65451
-	! in_ns ip link set dev ov-p2p mtu 67 2>/dev/null || fail "mtu 67 accepted"
+	! in_ns ip link set dev ov-p2p mtu 67 2>/dev/null ||
+		fail "mtu 67 accepted"
 	! in_ns ip link set dev ov-p2p mtu 65452 2>/dev/null ||
 		fail "mtu 65452 accepted"
 	in_ns ip link set dev ov-p2p mtu 1416
@@ -126,7 +128,8 @@ tx_without_peer_is_dropped_and_counted()
 
 unprivileged_create_is_refused()
 {
-	command -v setpriv >/dev/null || { echo "no setpriv"; return "$KSFT_SKIP"; }
+	command -v setpriv >/dev/null ||
+		{ echo "no setpriv"; return "$KSFT_SKIP"; }
 	expect_errno EPERM in_ns setpriv --bounding-set=-net_admin \
 		--inh-caps=-net_admin "$OVPN_CLI" new_iface ov-np
 	! in_ns ip link show dev ov-np 2>/dev/null || fail "ov-np was created"

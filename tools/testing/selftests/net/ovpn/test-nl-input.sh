@@ -47,9 +47,11 @@ valid_requests_pass()
 	start_ready "$TMPDIR/peer1.log" ip netns exec "$NS" "$OVPN_CLI" \
 		new_peer ovm 1 0 10.0.0.2 1194 vpn 5.5.5.2 stay
 	expect_eq "valid peer_set" OK \
-		"$(raw peer_set ifname ovm nest:2 1:u32:1 13:u32:0 14:u32:0 end)"
+		"$(raw peer_set ifname ovm \
+		   nest:2 1:u32:1 13:u32:0 14:u32:0 end)"
 	expect_eq "valid key_new" OK \
-		"$(raw key_new ifname ovm nest:3 1:u32:1 2:u32:0 3:u32:0 4:u32:1 \
+		"$(raw key_new ifname ovm \
+		   nest:3 1:u32:1 2:u32:0 3:u32:0 4:u32:1 \
 		   nest:5 1:hex:$KEY32 2:hex:$NONCE end \
 		   nest:6 1:hex:$KEY32 2:hex:$NONCE end end)"
 }
@@ -218,7 +220,8 @@ vpn_address_rules()
 	expect_eq "restore the IPv4 address" OK \
 		"$(raw peer_set ifname ovm nest:2 1:u32:1 8:ip:5.5.5.2 end)"
 	ip netns exec "$NS" "$OVPN_CLI" get_peer ovm 1 |
-		grep -q ' vpn4=5.5.5.2 vpn6=fd00::2 ' || fail "addresses not kept"
+		grep -q ' vpn4=5.5.5.2 vpn6=fd00::2 ' ||
+		fail "addresses not kept"
 }
 
 nothing_was_added()
@@ -227,7 +230,8 @@ nothing_was_added()
 
 	out=$(ip netns exec "$NS" "$OVPN_CLI" get_peer ovm)
 	echo "$out"
-	expect_eq "peers after the bad requests" 1 "$(grep -c '^peer ' <<<"$out")"
+	expect_eq "peers after the bad requests" 1 \
+		"$(grep -c '^peer ' <<<"$out")"
 	expect_eq "peers of the P2P device" "" \
 		"$(ip netns exec "$NS" "$OVPN_CLI" get_peer ovp)"
 }
@@ -239,13 +243,15 @@ peer_set_get_del_bad()
 		14:u32:2 end
 	expect_err EINVAL raw peer_get ifname ovm nest:2 1:u32:1 5:be16:1 end
 	expect_err EINVAL raw peer_get ifname ovm nest:2 end
-	expect_err EINVAL raw peer_del ifname ovm nest:2 1:u32:1 8:ip:5.5.5.2 end
+	expect_err EINVAL raw peer_del ifname ovm nest:2 1:u32:1 \
+		8:ip:5.5.5.2 end
 	expect_err ENOENT raw peer_del ifname ovm nest:2 1:u32:7 end
 }
 
 key_new_bad()
 {
-	local dirs="nest:5 1:hex:$KEY32 2:hex:$NONCE end nest:6 1:hex:$KEY32 2:hex:$NONCE end"
+	local dir="1:hex:$KEY32 2:hex:$NONCE end"
+	local dirs="nest:5 $dir nest:6 $dir"
 
 	expect_err EINVAL raw key_new ifname ovm nest:3 1:u32:1 2:u32:0 \
 		3:u32:0 4:u32:1 end
@@ -262,10 +268,12 @@ key_new_bad()
 	# A 7-byte nonce tail (policy), a 20-byte AES key (no such AES).
 	expect_err ERANGE raw key_new ifname ovm nest:3 1:u32:1 2:u32:0 \
 		3:u32:0 4:u32:1 nest:5 1:hex:$KEY32 2:hex:a0a1a2a3a4a5a6 end \
-		nest:6 1:hex:$KEY32 2:hex:$NONCE end end
+		nest:6 1:hex:$KEY32 2:hex:$NONCE end \
+		end
 	expect_err EINVAL raw key_new ifname ovm nest:3 1:u32:1 2:u32:0 \
 		3:u32:0 4:u32:1 nest:5 1:hex:${KEY32:0:40} 2:hex:$NONCE end \
-		nest:6 1:hex:$KEY32 2:hex:$NONCE end end
+		nest:6 1:hex:$KEY32 2:hex:$NONCE end \
+		end
 }
 
 key_get_swap_del_bad()
@@ -279,7 +287,8 @@ key_get_swap_del_bad()
 	expect_err EINVAL raw key_del ifname ovm nest:3 1:u32:1 end
 	# The valid key is still there.
 	expect_eq "key after the bad requests" OK \
-		"$(raw key_get ifname ovm nest:3 1:u32:1 2:u32:0 end | head -c2)"
+		"$(raw key_get ifname ovm nest:3 1:u32:1 2:u32:0 end |
+		   head -c2)"
 }
 
 ovpn_require

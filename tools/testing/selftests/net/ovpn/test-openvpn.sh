@@ -113,13 +113,20 @@ side()
 
 srv_ifindex() { in_srv cat "/sys/class/net/$1/ifindex"; }
 
+# peer_del_ntf SRV_DEV ID REASON: the pattern of the notification of the
+# server's SRV_DEV deleting its peer ID for REASON.
+peer_del_ntf()
+{
+	echo "^ntf peer_del ifindex=$(srv_ifindex "$1") id=$2 reason=$3\$"
+}
+
 # client_vpn N: the VPN address the server gave client N.
 client_vpn() { dev_addr4 "$(ns "$1")" vpn0; }
 
 # srv_peer N: the server's peer line for client N (DCO servers only).
 srv_peer() { ovpn_peer "$SRV" "$(client_server "$1")" "$(client_vpn "$1")"; }
 
-setup()
+setup_topology()
 {
 	local c
 
@@ -166,7 +173,8 @@ servers_up()
 		ovpn_wait_up "$s"
 		if [ "${s#dco}" != "$s" ]; then
 			ovpn_uses_dco "$s" "$SRV" "$s"
-			expect_eq "mode of $s" mp "$(in_srv "$OVPN_CLI" get_mode "$s")"
+			expect_eq "mode of $s" mp \
+				"$(in_srv "$OVPN_CLI" get_mode "$s")"
 		else
 			ovpn_uses_tun "$s" "$SRV" "$s"
 		fi
@@ -344,7 +352,8 @@ key_id()
 # slots NS DEV ID: the key ids in both slots of a peer, primary first.
 slots()
 {
-	echo "$(key_id "$1" "$2" "$3" primary) $(key_id "$1" "$2" "$3" secondary)"
+	echo "$(key_id "$1" "$2" "$3" primary)" \
+		"$(key_id "$1" "$2" "$3" secondary)"
 }
 
 client_slots()
@@ -365,7 +374,8 @@ renegotiated()
 	srv=$(slots "$SRV" dcoudp "$1") && cli=$(client_slots) || return
 	read -r primary secondary <<<"$srv"
 	[ "$secondary" = "$2" ] && [ "$primary" != "$2" ] || return
-	[ "$(tr ' ' '\n' <<<"$srv" | sort)" = "$(tr ' ' '\n' <<<"$cli" | sort)" ]
+	[ "$(tr ' ' '\n' <<<"$srv" | sort)" = \
+		"$(tr ' ' '\n' <<<"$cli" | sort)" ]
 }
 
 # Client 2 renegotiates every $RENEG_SEC s.  Under a stream of pings the
@@ -373,16 +383,18 @@ renegotiated()
 # sends, the old one still decrypts what the client sends with it (until
 # openvpn makes the client switch, min(hand-window, reneg-sec / 2) after
 # the renegotiation started), and the pings barely notice.
-renegotiation()
+renegotiation_under_pings()
 {
 	local c=$C_RENEG log=$TMPDIR/reneg-ping id old srv cli sent got before
+	local num='\([0-9]*\)'
 
 	id=$(peer_val id "$(srv_peer "$c")")
 	old=$(key_id "$SRV" dcoudp "$id" primary)
 	bg_start "$log" ip netns exec "$(ns "$c")" ping -i 0.2 -c 1000 -W 5 \
 		"$(server_vpn dcoudp)"
 	ovpn_wait renegotiated "$id" "$old" || {
-		echo "server: $(slots "$SRV" dcoudp "$id"), client: $(client_slots)"
+		echo "server: $(slots "$SRV" dcoudp "$id")," \
+			"client: $(client_slots)"
 		fail "no new key replaced key $old"
 		return
 	}
@@ -395,11 +407,11 @@ renegotiation()
 	bg_stop "$log" INT
 	cat "$log"
 	read -r sent got <<<"$(sed -n \
-		's/^\([0-9]*\) packets transmitted, \([0-9]*\) received.*/\1 \2/p' "$log")"
-	ktap_note "renegotiation: key ids (primary secondary) server $srv, client $cli;" \
-		"$got of $sent pings answered"
-	[ "${got:-0}" -ge $((sent - 1)) ] ||
-		fail "$((sent - got)) of $sent pings lost across the renegotiation"
+		"s/^$num packets transmitted, $num received.*/\1 \2/p" "$log")"
+	ktap_note "renegotiation: key ids (primary secondary)" \
+		"server $srv, client $cli;" "$got of $sent pings answered"
+	[ "${got:-0}" -ge $((sent - 1)) ] || fail \
+		"$((sent - got)) of $sent pings lost across the renegotiation"
 }
 
 # expect_peer_gone SRV_DEV N VPN4: the server has no peer for client N.
@@ -421,10 +433,10 @@ udp_client_exit()
 	ovpn_stop "c$c"
 	log_has "$(ovpn_log "c$c")" 'sending exit notification to peer' ||
 		fail "client $c sent no exit notification"
-	ntf_expect "$log" \
-		"^ntf peer_del ifindex=$(srv_ifindex dcoudp) id=$id reason=userspace\$"
+	ntf_expect "$log" "$(peer_del_ntf dcoudp "$id" userspace)"
 	expect_peer_gone dcoudp "$c" "$vpn"
-	! in_c "$c" ip link show vpn0 2>/dev/null || fail "vpn0 of client $c left"
+	! in_c "$c" ip link show vpn0 2>/dev/null ||
+		fail "vpn0 of client $c left"
 }
 
 # Client 6 (TCP, DCO) is stopped: its connection ends, and so does the
@@ -437,8 +449,7 @@ tcp_client_exit()
 	id=$(peer_val id "$(srv_peer "$c")")
 	ntf_listen "$log" 1 in_srv
 	ovpn_stop "c$c"
-	ntf_expect "$log" \
-		"^ntf peer_del ifindex=$(srv_ifindex dcotcp) id=$id reason=transport_disconnect\$"
+	ntf_expect "$log" "$(peer_del_ntf dcotcp "$id" transport_disconnect)"
 	# The module hands the socket back: openvpn sees the connection end.
 	ovpn_wait_log dcotcp "c$c/.* Connection reset"
 	expect_peer_gone dcotcp "$c" "$vpn"
@@ -457,8 +468,7 @@ killed_client_expires()
 	id=$(peer_val id "$(srv_peer "$c")")
 	ntf_listen "$log" 1 in_srv
 	ovpn_stop "c$c" KILL
-	ntf_expect "$log" \
-		"^ntf peer_del ifindex=$(srv_ifindex dcoudp) id=$id reason=expired\$"
+	ntf_expect "$log" "$(peer_del_ntf dcoudp "$id" expired)"
 	ovpn_wait_log dcoudp 'ping expired'
 	expect_peer_gone dcoudp "$c" "$vpn"
 }
@@ -467,7 +477,7 @@ ovpn_require
 openvpn_require
 
 ktap_plan $((10 + $(cell_ids | wc -l)))
-run_test setup setup
+run_test setup setup_topology
 run_test servers_up servers_up
 run_test clients_up clients_up
 for c in $(cell_ids); do
@@ -477,7 +487,7 @@ for c in $(cell_ids); do
 done
 run_test keepalive_settings keepalive_settings
 run_test float_client float_client
-run_noted renegotiation renegotiation
+run_noted renegotiation renegotiation_under_pings
 run_test udp_client_exit udp_client_exit
 run_test tcp_client_exit tcp_client_exit
 run_test killed_client_expires killed_client_expires

@@ -42,7 +42,7 @@ inj_src()
 	esac
 }
 
-setup()
+setup_topology()
 {
 	local n peers=$TMPDIR/peers
 
@@ -209,7 +209,7 @@ client_undisturbed()
 ovpn_require
 
 ktap_plan 12
-run_test setup setup
+run_test setup setup_topology
 run_test zero_length_record zero_length_record
 run_test one_byte_record one_byte_record
 run_test short_record short_record

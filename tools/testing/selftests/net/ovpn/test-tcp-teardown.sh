@@ -50,8 +50,8 @@ setup_topology()
 		read -r caddr saddr <<<"$(client_transport "$c")"
 		veth_pair "$SRV" "veth$c" "$saddr" "$(ns "$c")" eth0 "$caddr"
 		# peer_id raddr vpn4 vpn6 tx_id
-		echo "$c $caddr 5.5.5.$((c + 1)) fd00:5::$((c + 1)) $((10 + c))" \
-			>"$TMPDIR/peers$c"
+		echo "$c $caddr 5.5.5.$((c + 1)) fd00:5::$((c + 1))" \
+			"$((10 + c))" >"$TMPDIR/peers$c"
 		start_tracked "$TMPDIR/s$c.log" ip netns exec "$SRV" \
 			"$OVPN_CLI" tcp_listen tun0 $((1190 + c)) \
 			"$TMPDIR/peers$c" stay

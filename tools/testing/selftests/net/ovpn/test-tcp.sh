@@ -91,8 +91,8 @@ setup_topology()
 		read -r caddr saddr <<<"$(client_transport "$c")"
 		veth_pair "$SRV" "veth$c" "$saddr" "$(ns "$c")" eth0 "$caddr"
 		# peer_id raddr vpn4 vpn6 tx_id
-		echo "$c $caddr $(vpn_addr 4 "$c") $(vpn_addr 6 "$c") $((10 + c))" \
-			>>"$peers"
+		echo "$c $caddr $(vpn_addr 4 "$c") $(vpn_addr 6 "$c")" \
+			"$((10 + c))" >>"$peers"
 	done
 	for s in 3 4; do
 		in_c 1 ip addr add "10.10.1.$s/24" dev eth0
@@ -185,7 +185,8 @@ ping_large()
 
 	for c in $CLIENTS; do
 		mtu=$(in_c "$c" cat "/sys/class/net/tun$c/mtu")
-		in_c "$c" ping -q -f -c 200 -w 60 -M "do" -s $((mtu - 28)) 5.5.5.1
+		in_c "$c" ping -q -f -c 200 -w 60 -M "do" -s $((mtu - 28)) \
+			5.5.5.1
 		in_c "$c" ping -q -f -c 50 -w 60 -s 3000 5.5.5.1
 	done
 	mtu=$(in_srv cat /sys/class/net/tun0/mtu)
@@ -242,8 +243,10 @@ wire_format()
 	local log=$TMPDIR/cap rec='tcp[((tcp[12] & 0xf0) >> 2):2] = 152'
 	local op='tcp[((tcp[12] & 0xf0) >> 2) + 2:4]'
 
-	capture "$log.out" "tcp dst port $SRV_PORT and $rec and $op = 0x49000001"
-	capture "$log.in" "tcp src port $SRV_PORT and $rec and $op = 0x4900000b"
+	capture "$log.out" \
+		"tcp dst port $SRV_PORT and $rec and $op = 0x49000001"
+	capture "$log.in" \
+		"tcp src port $SRV_PORT and $rec and $op = 0x4900000b"
 	in_c 1 ping -q -c 2 -i 0.2 -W 2 -s 100 5.5.5.1
 	captured "$log.out" || fail "client 1 did not send 00 98 49 00 00 01"
 	captured "$log.in" || fail "server did not send 00 98 49 00 00 0b"
@@ -325,7 +328,8 @@ delete_peer_notifies()
 	in_srv "$OVPN_CLI" del_peer tun0 2
 	ntf_expect "$log" '^ntf peer_del .* id=2 reason=userspace'
 	expect_err ENOENT in_srv "$OVPN_CLI" get_peer tun0 2
-	! in_c 2 ping -q -c 1 -W 1 5.5.5.1 || fail "deleted peer still reachable"
+	! in_c 2 ping -q -c 1 -W 1 5.5.5.1 ||
+		fail "deleted peer still reachable"
 	in_c 1 ping -q -c 1 -W 2 5.5.5.1
 }
 
@@ -369,7 +373,8 @@ parallel_bulk_streams()
 {
 	local c i pids= bad
 
-	command -v iperf3 >/dev/null || { echo "no iperf3"; return "$KSFT_SKIP"; }
+	command -v iperf3 >/dev/null ||
+		{ echo "no iperf3"; return "$KSFT_SKIP"; }
 	bad=$(dmesg | grep -c 'BUG:' || true)
 	for i in 1 2 3 4; do
 		in_srv iperf3 -s -D -1 -p $((5300 + i))
@@ -377,8 +382,8 @@ parallel_bulk_streams()
 	sleep 1
 	for i in 1 2 3 4; do
 		c=$(((i - 1) / 2 + 1))
-		in_c "$c" timeout 60 iperf3 -c 5.5.5.1 -p $((5300 + i)) -t 8 -J \
-			>"$TMPDIR/bulk$i.json" 2>&1 &
+		in_c "$c" timeout 60 iperf3 -c 5.5.5.1 -p $((5300 + i)) \
+			-t 8 -J >"$TMPDIR/bulk$i.json" 2>&1 &
 		pids="$pids $!"
 	done
 	for i in $pids; do
@@ -388,7 +393,8 @@ parallel_bulk_streams()
 		jq -e '.end.sum_received.bytes > 0' "$TMPDIR/bulk$i.json" \
 			>/dev/null || fail "stream $i moved nothing"
 	done
-	expect_eq "kernel BUG reports" "$bad" "$(dmesg | grep -c 'BUG:' || true)"
+	expect_eq "kernel BUG reports" "$bad" \
+		"$(dmesg | grep -c 'BUG:' || true)"
 	in_c 1 ping -q -c 2 -W 2 5.5.5.1
 }
 

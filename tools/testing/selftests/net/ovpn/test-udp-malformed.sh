@@ -33,7 +33,7 @@ trap cleanup EXIT
 in_srv() { ip netns exec "$SRV" "$@"; }
 in_cli() { ip netns exec "$CLI" "$@"; }
 
-setup()
+setup_topology()
 {
 	ip netns add "$SRV"
 	ip netns add "$CLI"
@@ -127,7 +127,8 @@ replayed_packet()
 	local cap=$TMPDIR/cap.pcap drop0 drop1
 
 	in_srv timeout 20 tcpdump -nni veth1 -c 3 -w "$cap" \
-		"udp dst port 1194 and udp[8] = 0x49" >"$TMPDIR/tcpdump.log" 2>&1 &
+		"udp dst port 1194 and udp[8] = 0x49" \
+		>"$TMPDIR/tcpdump.log" 2>&1 &
 	echo $! >"$TMPDIR/tcpdump.pid"
 	for _ in $(seq 300); do
 		grep -q 'listening on' "$TMPDIR/tcpdump.log" && break
@@ -164,14 +165,15 @@ traffic_still_flows()
 # packet may move the peer.
 no_float_from_forgeries()
 {
-	in_srv "$OVPN_CLI" get_peer tun0 1 | grep -q ' remote=10.10.1.2:2001 ' ||
+	in_srv "$OVPN_CLI" get_peer tun0 1 |
+		grep -q ' remote=10.10.1.2:2001 ' ||
 		fail "the peer floated to a forger"
 }
 
 ovpn_require
 
 ktap_plan 11
-run_test setup setup
+run_test setup setup_topology
 run_test too_short too_short
 run_test data_v1 data_v1
 run_test unknown_peer_id unknown_peer_id

@@ -27,7 +27,7 @@ trap cleanup EXIT
 in_a() { ip netns exec "$NA" "$@"; }
 in_b() { ip netns exec "$NB" "$@"; }
 
-setup()
+setup_topology()
 {
 	ip netns add "$NA"
 	ip netns add "$NB"
@@ -104,7 +104,7 @@ socket_closed_under_module()
 ovpn_require
 
 ktap_plan 8
-run_test setup setup
+run_test setup setup_topology
 run_test aes_128_gcm aes_128_gcm
 run_test aes_192_gcm aes_192_gcm
 run_test aes_256_gcm aes_256_gcm

@@ -77,8 +77,8 @@ setup_topology()
 		in_srv ip link set "veth$c" up
 		in_c "$c" ip link set eth0 up
 		# peer_id raddr rport vpn4 vpn6 tx_id
-		echo "$c $caddr $((2000 + c)) 5.5.5.$((c + 1)) fd00:5::$((c + 1)) $((10 + c))" \
-			>>"$peers"
+		echo "$c $caddr $((2000 + c)) 5.5.5.$((c + 1))" \
+			"fd00:5::$((c + 1)) $((10 + c))" >>"$peers"
 	done
 
 	start_ready "$TMPDIR/srv.log" in_srv "$OVPN_CLI" new_multi_peer tun0 \
@@ -154,8 +154,10 @@ exact_counters()
 	after=$(in_c 1 "$OVPN_CLI" get_peer tun1 11)
 	echo "before: $before"
 	echo "after:  $after"
-	for f in vpn_tx_packets vpn_rx_packets link_tx_packets link_rx_packets; do
-		d=$(($(peer_field $f <<<"$after") - $(peer_field $f <<<"$before")))
+	for f in vpn_tx_packets vpn_rx_packets \
+		 link_tx_packets link_rx_packets; do
+		d=$(($(peer_field $f <<<"$after") - \
+		     $(peer_field $f <<<"$before")))
 		expect_eq "$f delta" $n "$d"
 	done
 	# 100 bytes of ICMP payload + 8 ICMP + 20 IP; 24 bytes of overhead.
@@ -291,7 +293,8 @@ delete_peer_notifies()
 	in_srv "$OVPN_CLI" del_peer tun0 2
 	ntf_wait "$log" '^ntf peer_del .* id=2 reason=userspace' ||
 		fail "no userspace peer_del notification for peer 2"
-	! in_c 2 ping -q -c 1 -W 1 5.5.5.1 || fail "deleted peer still reachable"
+	! in_c 2 ping -q -c 1 -W 1 5.5.5.1 ||
+		fail "deleted peer still reachable"
 	in_c 1 ping -q -c 1 -W 2 5.5.5.1
 }
 
