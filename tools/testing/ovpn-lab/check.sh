@@ -36,9 +36,7 @@ result()
 root=$("$LAB_DIR/mkroot.sh")
 lab_log "lab root: $root"
 mkdir -p "$REPO_DIR/.build"
-selftests=tools/testing/selftests/net/ovpn
-scripts=$(sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' "$REPO_DIR/$selftests/Makefile" |
-	grep -o 'test-[a-z0-9-]*\.sh' | sed "s|^|$selftests/|" | xargs)
+scripts=$(lab_selftests)
 
 # Host-side checks, in the root's toolchain.
 set +e
@@ -46,10 +44,7 @@ lab_chroot "$root" /src/tools/testing/ovpn-lab/abi-check.sh \
 	/src/include/uapi/linux/ovpn.h /usr/include/linux/ovpn.h
 result $? "uapi header matches the distribution kernel's ovpn ABI"
 
-lab_chroot "$root" /bin/sh -c "cd /src/$selftests && \
-	cc -O2 -Wall -Wextra -Werror -I/src/include/uapi \
-	\$(pkg-config --cflags libnl-3.0 libnl-genl-3.0) -o /src/.build/ovpn-cli \
-	ovpn-cli.c \$(pkg-config --libs libnl-3.0 libnl-genl-3.0)"
+"$LAB_DIR/build-cli.sh" >/dev/null
 result $? "ovpn-cli builds without warnings"
 set -e
 

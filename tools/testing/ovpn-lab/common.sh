@@ -78,6 +78,32 @@ lab_chroot()
 	' lab-chroot "$root" "$REPO_DIR" "$@"
 }
 
+# lab_chroot with a kernel tree of the host (a directory outside the root)
+# bind-mounted at /ktree, writable.
+lab_chroot_tree()
+{
+	local root=$1 tree=$2
+
+	shift 2
+	mkdir -p "$root/ktree"
+	unshare --mount --propagation private -- /bin/bash -c '
+		mount --bind "$1" "$2/ktree"
+		shift 2
+		. "$0"
+		lab_chroot "$@"
+	' "$LAB_DIR/common.sh" "$tree" "$root" "$root" "$@"
+}
+
+# The selftest scripts, in the order of the Makefile's TEST_PROGS, as
+# paths relative to the repository.
+lab_selftests()
+{
+	local dir=tools/testing/selftests/net/ovpn
+
+	sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' "$REPO_DIR/$dir/Makefile" |
+		grep -o 'test-[a-z0-9-]*\.sh' | sed "s|^|$dir/|" | xargs
+}
+
 # Kernel release of the chosen flavour inside the root ("amd64" or
 # "rt-amd64"), the newest one installed.  The release is
 # "<version>-<flavour>" and the version has no dash.
