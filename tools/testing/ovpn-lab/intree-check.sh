@@ -75,7 +75,7 @@ checkpatch_all()
 	for f in $(overlay_files); do
 		ignore=
 		head -n 5 "$f" | grep -q 'auto-generated from' &&
-			ignore="--ignore LONG_LINE"
+			ignore="--ignore LONG_LINE,LONG_LINE_COMMENT"
 		# shellcheck disable=SC2086
 		scripts/checkpatch.pl --strict --max-line-length=80 -q \
 			--show-types $ignore -f "$f"

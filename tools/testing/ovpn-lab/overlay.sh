@@ -107,11 +107,13 @@ for part in $parts; do
 		kconfig_source
 		;;
 	include/uapi/linux/ovpn.h)
-		install -m 644 "$src/$part" "$tree/$part"
+		install -D -m 644 "$src/$part" "$tree/$part"
 		;;
 	Documentation/netlink | Documentation/networking)
 		copy_dir "$part" merge
-		[ "$part" = Documentation/networking ] && docs_index
+		if [ "$part" = Documentation/networking ]; then
+			docs_index
+		fi
 		;;
 	tools/testing/selftests/net/ovpn)
 		copy_dir "$part" replace
