@@ -1,15 +1,43 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Top-level Makefile of the ovpn repository, a kernel-tree overlay.  The
-# driver itself builds with kbuild (drivers/net/ovpn/Makefile); these
-# targets wrap the lab (tools/testing/ovpn-lab), which builds and tests it
-# against Debian's 7.3 kernel inside a VM.  Everything runs as root.
+# Top-level Makefile of the ovpn repository, a kernel-tree overlay.
+#
+# For operators: build drivers/net/ovpn against an installed kernel's
+# headers and install it where it takes precedence over the kernel's own
+# ovpn module (/lib/modules/<release>/updates):
+#   make                       the running kernel
+#   make KVER=<release>        another installed kernel
+#   make install               as root; runs depmod
+# dkms.conf uses the same "modules" target.
+#
+# For developers, the lab (tools/testing/ovpn-lab, run as root) builds and
+# tests the driver against Debian's 7.3 kernel inside a VM; see ./lab.
 
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+OVPN_DIR := $(CURDIR)/drivers/net/ovpn
 LAB := ./lab
 
-.PHONY: all module check demo conformance conformance-dist ynl-gen root clean
+.PHONY: all modules install uninstall clean
+.PHONY: module check demo conformance conformance-dist ynl-gen root
+.PHONY: upstream-check series dkms
 
-all: module
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(OVPN_DIR) CONFIG_OVPN=m modules
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(OVPN_DIR) INSTALL_MOD_DIR=updates \
+		modules_install
+	depmod -a $(KVER)
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/ovpn.ko*
+	depmod -a $(KVER)
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(OVPN_DIR) clean
 
 # ovpn.ko for the lab's generic kernel, in .build/<kernel release>/.
 module:
@@ -39,8 +67,17 @@ conformance-dist:
 ynl-gen:
 	$(LAB) ynl-gen
 
+# netdev's mechanical checks with the driver built in-tree; "0 findings".
+upstream-check:
+	$(LAB) upstream-check
+
+# The patch series against the lab's linux-source, built patch by patch.
+series:
+	$(LAB) series
+
+# dkms and "make install" tested in the lab root, then the selftests.
+dkms:
+	$(LAB) dkms
+
 root:
 	$(LAB) root
-
-clean:
-	rm -rf .build
