@@ -46,6 +46,15 @@ result $? "uapi header matches the distribution kernel's ovpn ABI"
 
 "$LAB_DIR/build-cli.sh" >/dev/null
 result $? "ovpn-cli builds without warnings"
+
+# Upstream readiness: in-tree checks and the patch series, each with its
+# own log in .build/.
+"$LAB_DIR/upstream-check.sh" >"$REPO_DIR/.build/upstream-check.log" 2>&1
+result $? "upstream-check: $(tail -n1 "$REPO_DIR/.build/upstream-check.log")"
+"$LAB_DIR/series.sh" >"$REPO_DIR/.build/series.log" 2>&1
+rc=$?
+n=$(grep -c '^ok - ' "$REPO_DIR/.build/series.log")
+result "$rc" "series: $n patches apply, build and pass checkpatch"
 set -e
 
 for flavour in $flavours; do
@@ -74,6 +83,20 @@ for flavour in $flavours; do
 	passed=$((passed + p))
 	failed=$((failed + f))
 done
+
+# The operators' install paths, and the whole suite on the module DKMS
+# installed (generic flavour).
+if [ -z "$*" ] || grep -qw amd64 <<<"$flavours"; then
+	set +e
+	"$LAB_DIR/dkms.sh" >"$REPO_DIR/.build/dkms.log" 2>&1
+	result $? "make install and dkms install work in the lab root"
+	set -e
+	read -r p f s <"$REPO_DIR/.build/out/dkms/summary" 2>/dev/null ||
+		{ p=0 f=1 s=0; }
+	lab_log "selftests on the DKMS-installed module: $p passed, $f failed"
+	passed=$((passed + p))
+	failed=$((failed + f))
+fi
 
 # The lab's self-test: a run with one failing assertion and one kernel
 # warning must be reported as failed, for both reasons.  The same boot
