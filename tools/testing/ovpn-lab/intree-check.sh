@@ -22,10 +22,8 @@
 
 set -uo pipefail
 
-cd /ktree
-jobs=$(nproc)
-# A sparse that knows this tree (sparse.sh), laid into the overlay.
-CHECK=/ktree/.ovpn-lab/sparse
+. "$(dirname "$0")/intree-lib.sh"
+
 findings=0
 log=$(mktemp)
 
@@ -43,19 +41,6 @@ check()
 		sed 's/^/# /' "$log"
 		findings=$((findings + n))
 	fi
-}
-
-# A build's findings: every compiler or sparse diagnostic, or the build's
-# own failure.
-build_findings()
-{
-	local out rc
-
-	out=$("$@" 2>&1)
-	rc=$?
-	grep -E 'warning:|error:|: note:' <<<"$out"
-	[ "$rc" = 0 ] || { tail -n 20 <<<"$out"; echo "build failed ($rc)"; }
-	return 0
 }
 
 overlay_files()

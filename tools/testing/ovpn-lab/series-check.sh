@@ -19,23 +19,10 @@
 
 set -uo pipefail
 
-cd /ktree
-jobs=$(nproc)
-CHECK=/ktree/.ovpn-lab/sparse
+. "$(dirname "$0")/intree-lib.sh"
+
 findings=0
 log=$(mktemp)
-
-# Findings of one build: its diagnostics, or its failure.
-build()
-{
-	local out rc
-
-	out=$("$@" 2>&1)
-	rc=$?
-	grep -E 'warning:|error:|: note:' <<<"$out"
-	[ "$rc" = 0 ] || { tail -n 20 <<<"$out"; echo "build failed ($rc)"; }
-	return 0
-}
 
 # Files a patch adds or deletes that the tree's MAINTAINERS entry of ours
 # does not cover, after the patch.
@@ -100,16 +87,16 @@ for patch in .ovpn-lab/series/0*.patch; do
 			echo "CONFIG_OVPN is '${got:-n}', expected $want" >>"$log"
 		built="config"
 		if [ -d drivers/net/ovpn ]; then
-			build make -s -j"$jobs" W=1 C=2 CHECK="$CHECK" \
+			build_findings make -s -j"$jobs" W=1 C=2 CHECK="$CHECK" \
 				drivers/net/ovpn/ >>"$log"
 			built="$built, ovpn (W=1, C=2)"
 		fi
 		if grep -q '^+++ b/include/uapi/' "$patch"; then
-			build make -s -j"$jobs" headers >>"$log"
+			build_findings make -s -j"$jobs" headers >>"$log"
 			built="$built, headers"
 		fi
 		if [ -d tools/testing/selftests/net/ovpn ]; then
-			build make -s -C tools/testing/selftests \
+			build_findings make -s -C tools/testing/selftests \
 				TARGETS=net/ovpn >>"$log"
 			built="$built, selftests"
 		fi
