@@ -55,6 +55,23 @@ run_test()
 	fi
 }
 
+# ktap_note TEXT: a diagnostic line of the test point being run, shown
+# after its result even when it passes (run_test keeps the output of a
+# passing test to itself).  run_noted prints them.
+ktap_note()
+{
+	echo "$*" >>"$TMPDIR/ktap-notes"
+}
+
+# run_noted NAME FUNCTION [ARGS...]: run_test, then its notes.
+run_noted()
+{
+	run_test "$@"
+	[ -s "$TMPDIR/ktap-notes" ] || return 0
+	ktap_diag <"$TMPDIR/ktap-notes"
+	: >"$TMPDIR/ktap-notes"
+}
+
 # ktap_finish: the script's exit status, per kselftest.
 ktap_finish()
 {
@@ -167,7 +184,8 @@ ovpn_require()
 }
 
 # start_ready LOG COMMAND...: run a long-lived COMMAND (an ovpn-cli that
-# holds a socket with "stay") in the background until it prints READY.
+# holds a socket with "stay") in the background until it prints READY,
+# within $OVPN_READY_SECS seconds (default 30).
 # Its pid goes to $OVPN_PIDS, a file: test stages run in subshells, the
 # cleanup that kills it does not.
 start_ready()
@@ -177,7 +195,7 @@ start_ready()
 	shift
 	"$@" >"$log" 2>&1 &
 	echo $! >>"$OVPN_PIDS"
-	for _ in $(seq 300); do
+	for _ in $(seq $((${OVPN_READY_SECS:-30} * 10))); do
 		grep -q '^READY' "$log" && return 0
 		grep -q '^ERR' "$log" && break
 		sleep 0.1

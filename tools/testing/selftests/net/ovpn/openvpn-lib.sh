@@ -338,20 +338,3 @@ iperf_mbits_at()
 	filter+='\(.bits_per_second / 1e5 | round / 10)"'
 	jq -r "$filter" "$1"
 }
-
-# ktap_note TEXT: a diagnostic line of the test point being run, shown
-# after its result even when it passes (run_test keeps the output of a
-# passing test to itself).  run_noted prints them.
-ktap_note()
-{
-	echo "$*" >>"$TMPDIR/ktap-notes"
-}
-
-# run_noted NAME FUNCTION [ARGS...]: run_test, then its notes.
-run_noted()
-{
-	run_test "$@"
-	[ -s "$TMPDIR/ktap-notes" ] || return 0
-	ktap_diag <"$TMPDIR/ktap-notes"
-	: >"$TMPDIR/ktap-notes"
-}

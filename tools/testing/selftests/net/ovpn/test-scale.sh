@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Scale: one MP device with 10,000 peers on one UDP socket.  One of them
+# is a real P2P client in another namespace; the others are addresses
+# nobody answers from, reached through that client's namespace.
+#
+#   ns srv: tun0 (MP), 5.5.5.1/24 and 100.64.0.1/10
+#     |  veth 10.10.1.1/24 == 10.10.1.2 -- ns c1: tun1 (P2P), 5.5.5.2
+#     peer 1: the client, VPN 5.5.5.2
+#     peer N (2..10000): transport 10.20.N/256.N%256 (routed to c1, which
+#       drops it), VPN 100.64.N/256.N%256
+#
+# Checks that every peer is added and dumped, that the real client's
+# traffic passes, that packets to a sample of the others leave through
+# exactly their peer (its counters), and that deleting the device takes
+# every peer away.  The times of add, dump and delete and the memory per
+# peer (per-CPU memory and slab, from /proc/meminfo) are printed as
+# diagnostics, never asserted.
+
+source "$(dirname "$0")/lib.sh"
+
+PEERS=${OVPN_SCALE_PEERS:-10000}
+SAMPLE="2 1000 2500 5000 7500 9999 $PEERS"
+SRV=ovpn-srv-$$
+C1=ovpn-c1-$$
+
+ovpn_workdir
+
+in_srv() { ip netns exec "$SRV" "$@"; }
+
+# meminfo FIELD: a /proc/meminfo field, in KiB.
+meminfo()
+{
+	awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo
+}
+
+ms_since()
+{
+	echo $((($(date +%s%N) - $1) / 1000000))
+}
+
+# vpn_addr N: the VPN address of peer N, as peers_file gives it.
+vpn_addr()
+{
+	echo "100.64.$(($1 / 256)).$(($1 % 256))"
+}
+
+# The peers, in new_multi_peer's format; awk, because a shell loop costs
+# minutes under emulation.
+peers_file()
+{
+	awk -v n="$PEERS" 'BEGIN {
+		print "1 10.10.1.2 2001 5.5.5.2 -"
+		for (i = 2; i <= n; i++)
+			printf "%d 10.20.%d.%d 1194 100.64.%d.%d -\n", i,
+			       i / 256, i % 256, i / 256, i % 256
+	}'
+}
+
+setup_topology()
+{
+	ns_add "$SRV"
+	ns_add "$C1"
+	veth_pair "$SRV" veth1 10.10.1.1 "$C1" eth0 10.10.1.2
+	in_srv ip route add 10.20.0.0/16 via 10.10.1.2
+	peers_file >"$TMPDIR/peers.txt"
+}
+
+add_peers()
+{
+	local t0 percpu slab n
+
+	# Settle what the set-up freed before taking the baseline.
+	sleep 1
+	percpu=$(meminfo Percpu)
+	slab=$(meminfo Slab)
+	in_srv "$OVPN_CLI" new_iface tun0 mp
+	t0=$(date +%s%N)
+	OVPN_READY_SECS=600 start_ready "$TMPDIR/srv.log" in_srv "$OVPN_CLI" \
+		new_multi_peer tun0 1194 "$TMPDIR/peers.txt" stay
+	ktap_note "added $PEERS peers in $(ms_since "$t0") ms"
+	n=$(in_srv "$OVPN_CLI" get_peer tun0 | grep -c '^peer ')
+	expect_eq "peers dumped" "$PEERS" "$n"
+	sleep 1
+	ktap_note "per peer: $((($(meminfo Percpu) - percpu) * 1024 / PEERS))" \
+		"bytes of per-CPU memory, $((($(meminfo Slab) - slab) * 1024 / \
+		PEERS)) bytes of slab ($(nproc) CPUs online, possible: $(cat \
+		/sys/devices/system/cpu/possible))"
+	echo "$percpu $slab" >"$TMPDIR/baseline"
+	link_up "$SRV" tun0 5.5.5.1
+	in_srv ip addr add 100.64.0.1/10 dev tun0
+
+	ip netns exec "$C1" "$OVPN_CLI" new_iface tun1
+	start_ready "$TMPDIR/c1.log" ip netns exec "$C1" "$OVPN_CLI" \
+		new_peer tun1 1 2001 10.10.1.1 1194 stay
+	link_up "$C1" tun1 5.5.5.2
+	key_pair "$SRV" tun0 1 "$C1" tun1 1 primary 1 aes128
+}
+
+real_client_traffic()
+{
+	ip netns exec "$C1" ping -q -c 3 -i 0.2 -W 2 5.5.5.1
+}
+
+# Each sampled peer gets a key; one ping to its VPN address must leave
+# through that peer and no other (nobody answers it).
+sample_traffic()
+{
+	local i before after
+
+	for i in $SAMPLE; do
+		in_srv "$OVPN_CLI" new_key tun0 "$i" primary 1 aes128 0 \
+			"$OVPN_DIR/key.hex"
+	done
+	before=$(peer_stat "$SRV" tun0 1 link_tx_packets)
+	for i in $SAMPLE; do
+		in_srv ping -q -c 1 -W 1 "$(vpn_addr "$i")" >/dev/null || true
+		expect_eq "peer $i link_tx_packets" 1 \
+			"$(peer_stat "$SRV" tun0 "$i" link_tx_packets)"
+		expect_eq "peer $i vpn_tx_packets" 1 \
+			"$(peer_stat "$SRV" tun0 "$i" vpn_tx_packets)"
+	done
+	# Peer 3 has no key: its packet is dropped before it is counted.
+	in_srv ping -q -c 1 -W 1 "$(vpn_addr 3)" >/dev/null || true
+	expect_eq "keyless peer 3 link_tx_packets" 0 \
+		"$(peer_stat "$SRV" tun0 3 link_tx_packets)"
+	after=$(peer_stat "$SRV" tun0 1 link_tx_packets)
+	expect_eq "peer 1 link_tx_packets" "$before" "$after"
+}
+
+dump_peers()
+{
+	local t0 n
+
+	t0=$(date +%s%N)
+	n=$(in_srv "$OVPN_CLI" get_peer tun0 | grep -c '^peer ')
+	ktap_note "dumped $n peers in $(ms_since "$t0") ms"
+	expect_eq "peers dumped" "$PEERS" "$n"
+}
+
+delete_device()
+{
+	local t0 percpu slab
+
+	t0=$(date +%s%N)
+	in_srv ip link del tun0
+	ktap_note "deleted the device and its $PEERS peers in" \
+		"$(ms_since "$t0") ms"
+	! in_srv ip link show tun0 2>/dev/null || fail "tun0 still exists"
+	read -r percpu slab <"$TMPDIR/baseline"
+	# Peers are freed after a grace period, on the module's workqueue.
+	sleep 2
+	ktap_note "since before the device: per-CPU memory" \
+		"$(($(meminfo Percpu) - percpu)) KiB, slab" \
+		"$(($(meminfo Slab) - slab)) KiB"
+}
+
+ovpn_require
+ktap_plan 6
+run_test setup setup_topology
+run_noted add_peers add_peers
+run_test real_client_traffic real_client_traffic
+run_test sample_traffic sample_traffic
+run_noted dump dump_peers
+run_noted delete_device delete_device
+ktap_finish
