@@ -257,6 +257,22 @@ static void ovpn_tcp_tx_done(struct sock *sk, struct ovpn_tcp_sock *tcp)
 }
 
 /*
+ * The device's drop counters are per-CPU and want BHs off, and this file
+ * counts drops from process context too: the strparser's work, a backlog
+ * that release_sock() processes with BHs on, ovpn_tcp_send_skb() from any
+ * context.
+ */
+static void ovpn_tcp_dropped(struct net_device *dev, bool rx)
+{
+	local_bh_disable();
+	if (rx)
+		dev_dstats_rx_dropped(dev);
+	else
+		dev_dstats_tx_dropped(dev);
+	local_bh_enable();
+}
+
+/*
  * The stream cannot be written any more: half a record may be on it
  * already, so nothing that follows could be parsed by the other end.
  */
@@ -373,7 +389,7 @@ void ovpn_tcp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 	return;
 
 drop:
-	dev_dstats_tx_dropped(peer->ovpn->dev);
+	ovpn_tcp_dropped(peer->ovpn->dev, false);
 	kfree_skb(skb);
 }
 
@@ -407,7 +423,7 @@ static void ovpn_tcp_abort(struct strparser *strp, int err)
 			    netdev_name(ovpn_sock->ovpn->dev), tcp->peer->id,
 			    err);
 	set_bit(OVPN_TCP_RX_BROKEN, &tcp->flags);
-	dev_dstats_rx_dropped(ovpn_sock->ovpn->dev);
+	ovpn_tcp_dropped(ovpn_sock->ovpn->dev, true);
 	ovpn_tcp_del_broken(ovpn_sock);
 }
 
@@ -452,7 +468,7 @@ static void ovpn_tcp_to_user(struct ovpn_socket *ovpn_sock,
 	return;
 
 drop:
-	dev_dstats_rx_dropped(ovpn_sock->ovpn->dev);
+	ovpn_tcp_dropped(ovpn_sock->ovpn->dev, true);
 }
 
 /*
@@ -508,7 +524,7 @@ static void ovpn_tcp_rcv(struct strparser *strp, struct sk_buff *skb)
 	return;
 
 drop:
-	dev_dstats_rx_dropped(dev);
+	ovpn_tcp_dropped(dev, true);
 	kfree_skb(skb);
 }
 
