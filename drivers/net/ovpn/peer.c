@@ -34,8 +34,14 @@ static void ovpn_peer_release_work(struct work_struct *work)
 	dst_cache_destroy(&peer->dst_cache);
 	free_percpu(peer->stats);
 	netdev_put(peer->ovpn->dev, &peer->dev_tracker);
+	/*
+	 * A reader that found the TCP attachment before the detach above may
+	 * still try the peer's reference: after percpu_ref_exit() that fails
+	 * without touching freed memory, as long as the peer itself outlives
+	 * the reader's RCU section.
+	 */
 	percpu_ref_exit(&peer->ref);
-	kfree(peer);
+	kfree_rcu(peer, rcu);
 }
 
 /*

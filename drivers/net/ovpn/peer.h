@@ -73,6 +73,9 @@ struct ovpn_socket;
  * @lock: protects @bind updates and the keepalive parameters
  * @ref: borrowers; see the lifetime rules above
  * @release_work: deferred destruction
+ * @rcu: the free, a grace period after @release_work: ovpn_tcp_close()
+ *	 may read the peer under RCU through an attachment that the release
+ *	 work is detaching
  * @keepalive_work: sends one keepalive packet from process context
  * @remove_entry: link in a private list of peers being removed together
  */
@@ -103,6 +106,7 @@ struct ovpn_peer {
 	spinlock_t lock; /* @bind updates, keepalive parameters */
 	struct percpu_ref ref;
 	struct rcu_work release_work;
+	struct rcu_head rcu;
 	struct work_struct keepalive_work;
 	struct llist_node remove_entry;
 };
