@@ -50,7 +50,8 @@ result $? "ovpn-cli builds without warnings"
 # Upstream readiness: in-tree checks and the patch series, each with its
 # own log in .build/.
 "$LAB_DIR/upstream-check.sh" >"$REPO_DIR/.build/upstream-check.log" 2>&1
-result $? "upstream-check: $(tail -n1 "$REPO_DIR/.build/upstream-check.log")"
+result $? "upstream-check: $(grep -E '^[0-9]+ findings$' \
+	"$REPO_DIR/.build/upstream-check.log")"
 "$LAB_DIR/series.sh" >"$REPO_DIR/.build/series.log" 2>&1
 rc=$?
 n=$(grep -c '^ok - ' "$REPO_DIR/.build/series.log")
