@@ -185,6 +185,26 @@ tcp_socket_in_use()
 	ntf_expect "$log" '^ntf peer_del .* id=2 reason=transport_disconnect'
 }
 
+# A UDP socket that another encapsulation owns (L2TP over UDP, set with
+# the UDP_ENCAP socket option) is not taken over.
+FOREIGN_UDP='import socket, subprocess, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_UDP, 100, 3)  # UDP_ENCAP: UDP_ENCAP_L2TPINUDP
+cmd = [sys.argv[1], "raw", "peer_new", "ifname", "ovm", "nest:2", "1:u32:9",
+       "6:u32:%d" % s.fileno()] + sys.argv[2:]
+r = subprocess.run(cmd, pass_fds=(s.fileno(),), capture_output=True,
+                   text=True)
+print(r.stdout, end="")
+sys.exit(r.returncode)'
+
+udp_socket_of_another_encap()
+{
+	# shellcheck disable=SC2086 # $REMOTE is a list of attributes
+	expect_err EBUSY ip netns exec "$NS" python3 -c "$FOREIGN_UDP" \
+		"$OVPN_CLI" $REMOTE 8:ip:5.5.5.9 end
+	expect_err ENOENT ip netns exec "$NS" "$OVPN_CLI" get_peer ovm 9
+}
+
 # What an attached TCP socket answers userspace that misuses it.
 tcp_socket_misuse()
 {
@@ -222,6 +242,63 @@ vpn_address_rules()
 	ip netns exec "$NS" "$OVPN_CLI" get_peer ovm 1 |
 		grep -q ' vpn4=5.5.5.2 vpn6=fd00::2 ' ||
 		fail "addresses not kept"
+}
+
+# A UDP socket is plain again when the device that used it goes: its
+# encapsulation and user data are undone, so another device attaches it,
+# and closing it then removes that device's peer.
+udp_socket_given_back()
+{
+	local log=$TMPDIR/reuse.ntf
+
+	ip netns exec "$NS" "$OVPN_CLI" new_iface ovx mp >/dev/null
+	ntf_listen "$log" 2 ip netns exec "$NS"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	ip netns exec "$NS" bash -c '
+		set -e
+		source "$1/lib.sh"
+		exec 3<>/dev/udp/127.0.0.1/9
+		add() {
+			"$OVPN_CLI" raw peer_new ifname ovx nest:2 1:u32:$1 \
+				6:u32:3 2:ip:127.0.0.1 5:be16:9 \
+				8:ip:5.5.6.$1 end
+		}
+		expect_eq "peer 1 on descriptor 3" OK "$(add 1)"
+		ip link del ovx
+		"$OVPN_CLI" new_iface ovx mp >/dev/null
+		expect_eq "peer 2 on descriptor 3, another device" OK \
+			"$(add 2)"' - "$OVPN_DIR"
+	ntf_expect "$log" '^ntf peer_del .* id=2 reason=transport_disconnect' \
+		'^ntf peer_del .* id=1 reason=teardown'
+	ip netns exec "$NS" "$OVPN_CLI" del_iface ovx
+}
+
+# A TCP PEER_NEW refused after its socket was claimed (the id or the VPN
+# address is taken) gives the socket back: it attaches to the next peer,
+# which goes when the socket closes.
+tcp_refused_peer_frees_socket()
+{
+	local log=$TMPDIR/refused.ntf port
+
+	start_ready "$TMPDIR/listener2.log" ip netns exec "$NS" python3 -c \
+		"$TCP_LISTENER"
+	port=$(sed -n 's/^READY //p' "$TMPDIR/listener2.log")
+	ntf_listen "$log" 1 ip netns exec "$NS"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	ip netns exec "$NS" bash -c '
+		set -e
+		source "$1/lib.sh"
+		exec 3<>"/dev/tcp/127.0.0.1/$2" 4<>"/dev/tcp/127.0.0.1/$2"
+		new() {
+			"$OVPN_CLI" raw peer_new ifname ovm nest:2 1:u32:$1 \
+				6:u32:$2 8:ip:$3 end
+		}
+		expect_err EEXIST new 1 3 5.5.5.9
+		expect_err EADDRINUSE new 5 4 5.5.5.2
+		take() { [ "$(new 5 3 5.5.5.5)" = OK ]; }
+		wait_until take || fail "descriptor 3 stays claimed"' \
+		- "$OVPN_DIR" "$port"
+	ntf_expect "$log" '^ntf peer_del .* id=5 reason=transport_disconnect'
 }
 
 nothing_was_added()
@@ -298,17 +375,20 @@ ip -n "$NS" link set lo up
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovm mp >/dev/null || exit 1
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovp p2p >/dev/null || exit 1
 
-ktap_plan 14
+ktap_plan 17
 run_test valid_requests_pass valid_requests_pass
 run_test peer_new_missing peer_new_missing
 run_test peer_new_out_of_range peer_new_out_of_range
 run_test peer_new_unexpected peer_new_unexpected
 run_test peer_new_inconsistent peer_new_inconsistent
 run_test peer_new_bad_socket peer_new_bad_socket
+run_test udp_socket_of_another_encap udp_socket_of_another_encap
 run_test tcp_peer_lives_with_socket tcp_peer_lives_with_socket
 run_test tcp_socket_in_use tcp_socket_in_use
 run_test tcp_socket_misuse tcp_socket_misuse
 run_test vpn_address_rules vpn_address_rules
+run_test udp_socket_given_back udp_socket_given_back
+run_test tcp_refused_peer_frees_socket tcp_refused_peer_frees_socket
 run_test nothing_was_added nothing_was_added
 run_test peer_set_get_del_bad peer_set_get_del_bad
 run_test key_new_bad key_new_bad

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Two P2P peers over UDP: every cipher and key size, a large inner MTU,
-# and the transport socket closed under the module.
+# Two P2P peers over UDP: every cipher and key size, the socket's mark on
+# the encrypted packets, a large inner MTU, and the transport socket
+# closed under the module.
 #
 #   ns a: tun-a (P2P, 5.5.6.1) -- veth 10.10.6.1 == 10.10.6.2 -- ns b: tun-b
 #   (P2P, 5.5.6.2); a knows b as peer 2, b knows a as peer 1.
@@ -39,7 +40,7 @@ setup_topology()
 	in_a "$OVPN_CLI" new_iface tun-a
 	in_b "$OVPN_CLI" new_iface tun-b
 	start_ready "$TMPDIR/a.log" in_a "$OVPN_CLI" new_peer tun-a 2 3001 \
-		10.10.6.2 3002 tx_id 1 stay
+		10.10.6.2 3002 tx_id 1 mark 1056 stay
 	start_ready "$TMPDIR/b.log" in_b "$OVPN_CLI" new_peer tun-b 1 3002 \
 		10.10.6.1 3001 tx_id 2 stay
 	in_a ip addr add 5.5.6.1/24 dev tun-a
@@ -66,6 +67,30 @@ aes_128_gcm() { ping_with aes128 1; }
 aes_192_gcm() { ping_with aes192 2; }
 aes_256_gcm() { ping_with aes256 3; }
 chacha20_poly1305() { ping_with chachapoly 4; }
+
+# a's socket has SO_MARK 1056 (setup): every encrypted packet carries it,
+# for netfilter and policy routing, and none goes out unmarked.
+MARK_COUNTERS='table ip ovpn_mark {
+	chain out {
+		type filter hook output priority 0;
+		udp dport 3002 meta mark 1056 counter
+		udp dport 3002 meta mark != 1056 counter
+	}
+}'
+
+socket_mark()
+{
+	local marked unmarked
+
+	in_a nft -f - <<<"$MARK_COUNTERS"
+	in_a ping -q -c 3 -i 0.2 -W 2 5.5.6.2
+	read -r marked unmarked <<<"$(in_a nft list table ip ovpn_mark |
+		sed -n 's/.* counter packets \([0-9]*\) .*/\1/p' | xargs)"
+	in_a nft delete table ip ovpn_mark
+	# The pings, and whatever else the stack sent through the tunnel.
+	[ "$marked" -ge 3 ] || fail "packets marked 1056: $marked"
+	expect_eq "packets not marked 1056" 0 "$unmarked"
+}
 
 # Ends using different ciphers for the same key id cannot talk.
 cipher_mismatch()
@@ -103,12 +128,13 @@ socket_closed_under_module()
 
 ovpn_require
 
-ktap_plan 8
+ktap_plan 9
 run_test setup setup_topology
 run_test aes_128_gcm aes_128_gcm
 run_test aes_192_gcm aes_192_gcm
 run_test aes_256_gcm aes_256_gcm
 run_test chacha20_poly1305 chacha20_poly1305
+run_test socket_mark socket_mark
 run_test cipher_mismatch cipher_mismatch
 run_test large_mtu large_mtu
 run_test socket_closed_under_module socket_closed_under_module
