@@ -159,6 +159,28 @@ s.listen(4)
 print("READY", s.getsockname()[1], flush=True)
 time.sleep(3600)'
 
+# tcp_listener NAME: a TCP_LISTENER in the namespace, logging to
+# $TMPDIR/NAME.log; prints its port.
+tcp_listener()
+{
+	start_ready "$TMPDIR/$1.log" ip netns exec "$NS" python3 -c \
+		"$TCP_LISTENER" >&2 || return
+	sed -n 's/^READY //p' "$TMPDIR/$1.log"
+}
+
+# ns_shell SCRIPT [ARG...]: SCRIPT run by a bash in the namespace, with
+# errexit on and lib.sh sourced, its arguments from $1 on.  Its
+# descriptors are sockets the requests name; they close when it exits.
+ns_shell()
+{
+	local script=$1
+
+	shift
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	ip netns exec "$NS" bash -c 'set -e; source "$0/lib.sh"; '"$script" \
+		"$OVPN_DIR" "$@"
+}
+
 # A TCP socket carries one peer: a second one on it, on the same device or
 # another, is refused.  The socket is a shell's descriptor 3, which the
 # requests name; the shell's exit closes it and ends the first peer.
@@ -166,22 +188,18 @@ tcp_socket_in_use()
 {
 	local log=$TMPDIR/busy.ntf port
 
-	start_ready "$TMPDIR/listener.log" ip netns exec "$NS" python3 -c \
-		"$TCP_LISTENER"
-	port=$(sed -n 's/^READY //p' "$TMPDIR/listener.log")
+	port=$(tcp_listener listener) || return
 	ntf_listen "$log" 1 ip netns exec "$NS"
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	ip netns exec "$NS" bash -c '
-		set -e
-		source "$1/lib.sh"
-		exec 3<>"/dev/tcp/127.0.0.1/$2"
+	ns_shell '
+		exec 3<>"/dev/tcp/127.0.0.1/$1"
 		expect_eq "peer 2 on descriptor 3" OK \
 			"$("$OVPN_CLI" raw peer_new ifname ovm nest:2 1:u32:2 \
 			   6:u32:3 8:ip:5.5.5.3 end)"
 		expect_err EBUSY "$OVPN_CLI" raw peer_new ifname ovm nest:2 \
 			1:u32:3 6:u32:3 8:ip:5.5.5.4 end
 		expect_err EBUSY "$OVPN_CLI" raw peer_new ifname ovp nest:2 \
-			1:u32:3 6:u32:3 end' - "$OVPN_DIR" "$port"
+			1:u32:3 6:u32:3 end' "$port"
 	ntf_expect "$log" '^ntf peer_del .* id=2 reason=transport_disconnect'
 }
 
@@ -254,9 +272,7 @@ udp_socket_given_back()
 	ip netns exec "$NS" "$OVPN_CLI" new_iface ovx mp >/dev/null
 	ntf_listen "$log" 2 ip netns exec "$NS"
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	ip netns exec "$NS" bash -c '
-		set -e
-		source "$1/lib.sh"
+	ns_shell '
 		exec 3<>/dev/udp/127.0.0.1/9
 		add() {
 			"$OVPN_CLI" raw peer_new ifname ovx nest:2 1:u32:$1 \
@@ -267,7 +283,7 @@ udp_socket_given_back()
 		ip link del ovx
 		"$OVPN_CLI" new_iface ovx mp >/dev/null
 		expect_eq "peer 2 on descriptor 3, another device" OK \
-			"$(add 2)"' - "$OVPN_DIR"
+			"$(add 2)"'
 	ntf_expect "$log" '^ntf peer_del .* id=2 reason=transport_disconnect' \
 		'^ntf peer_del .* id=1 reason=teardown'
 	ip netns exec "$NS" "$OVPN_CLI" del_iface ovx
@@ -280,15 +296,11 @@ tcp_refused_peer_frees_socket()
 {
 	local log=$TMPDIR/refused.ntf port
 
-	start_ready "$TMPDIR/listener2.log" ip netns exec "$NS" python3 -c \
-		"$TCP_LISTENER"
-	port=$(sed -n 's/^READY //p' "$TMPDIR/listener2.log")
+	port=$(tcp_listener listener2) || return
 	ntf_listen "$log" 1 ip netns exec "$NS"
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	ip netns exec "$NS" bash -c '
-		set -e
-		source "$1/lib.sh"
-		exec 3<>"/dev/tcp/127.0.0.1/$2" 4<>"/dev/tcp/127.0.0.1/$2"
+	ns_shell '
+		exec 3<>"/dev/tcp/127.0.0.1/$1" 4<>"/dev/tcp/127.0.0.1/$1"
 		new() {
 			"$OVPN_CLI" raw peer_new ifname ovm nest:2 1:u32:$1 \
 				6:u32:$2 8:ip:$3 end
@@ -296,8 +308,7 @@ tcp_refused_peer_frees_socket()
 		expect_err EEXIST new 1 3 5.5.5.9
 		expect_err EADDRINUSE new 5 4 5.5.5.2
 		take() { [ "$(new 5 3 5.5.5.5)" = OK ]; }
-		wait_until take || fail "descriptor 3 stays claimed"' \
-		- "$OVPN_DIR" "$port"
+		wait_until take || fail "descriptor 3 stays claimed"' "$port"
 	ntf_expect "$log" '^ntf peer_del .* id=5 reason=transport_disconnect'
 }
 
