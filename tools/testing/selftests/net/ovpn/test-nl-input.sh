@@ -5,7 +5,8 @@
 # is refused with the right errno and an extack message, and changes
 # nothing.  Requests are built attribute by attribute with "ovpn-cli raw".
 # The two peers the TCP tests add on purpose go with their sockets before
-# the next test.
+# the next test.  Also requests racing each other: PEER_SET against the
+# removal of its peer (OVPN_PEER_SET_ROUNDS rounds, default 50).
 #
 #   ns "ovpn-nl-$$":  ovm (MP)   ovp (P2P)
 #
@@ -232,7 +233,7 @@ tcp_socket_misuse()
 		"$OVPN_CLI" ovm 4 5.5.5.4) || { echo "$out"; return 1; }
 	echo "$out"
 	# Every check ran: a skipped one must not pass unnoticed.
-	expect_eq "checks passed" 11 "$(grep -c '^ok ' <<<"$out")"
+	expect_eq "checks passed" 19 "$(grep -c '^ok ' <<<"$out")"
 }
 
 # A VPN address names one peer: unicast, unique, and a peer keeps one.
@@ -312,6 +313,172 @@ tcp_refused_peer_frees_socket()
 	ntf_expect "$log" '^ntf peer_del .* id=5 reason=transport_disconnect'
 }
 
+# PEER_SET of a VPN address re-hashes the peer.  Racing it with the peer's
+# removal, PEER_SET must never hash a removed peer again: that peer would
+# keep its address (and, freed, stay in the table).  Per round: peer 9 on
+# a fresh UDP socket, a child flipping its address between two with
+# PEER_SET as fast as it can until the peer is gone, and meanwhile the
+# peer's socket closed (even rounds) or PEER_DEL (odd ones).  Prints the
+# PEER_SET outcomes: "raced" counts those that found the peer but came
+# too late to change it, the window the race needs.
+PEER_SET_RACE='import errno, json, os, random, socket, struct, sys, time
+
+IFNAME, ROUNDS = sys.argv[1], int(sys.argv[2])
+PEER, ADDRS = 9, ("5.5.5.90", "5.5.5.91")
+CMD_NEW, CMD_SET, CMD_DEL = 1, 2, 4
+GONE = "ENOENT no peer with id %d" % PEER
+RACED = "ENOENT ovpn: peer removed meanwhile"
+
+
+def nla(kind, data):
+    return struct.pack("HH", 4 + len(data), kind) + data + \
+        bytes(-len(data) % 4)
+
+
+def u32(kind, val):
+    return nla(kind, struct.pack("I", val))
+
+
+def parse(data):
+    out = {}
+    while len(data) >= 4:
+        size, kind = struct.unpack_from("HH", data)
+        out[kind & 0x3fff] = data[4:size]
+        data = data[(size + 3) & ~3:]
+    return out
+
+
+class Genl:
+    """Generic netlink requests, each answered "ok" or "ENAME extack"."""
+
+    def __init__(self):
+        self.sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
+        # SOL_NETLINK: NETLINK_CAP_ACK (an error echoes only the header)
+        # and NETLINK_EXT_ACK (it carries the message).
+        self.sk.setsockopt(270, 10, 1)
+        self.sk.setsockopt(270, 11, 1)
+        self.seq, self.family, self.reply = 0, 0x10, b""
+        self.ask(3, nla(2, b"ovpn\0"))          # CTRL_CMD_GETFAMILY
+        self.family = struct.unpack("H", parse(self.reply)[1])[0]
+
+    def ask(self, cmd, attrs):
+        self.seq += 1
+        body = struct.pack("BBH", cmd, 1, 0) + attrs
+        # NLM_F_REQUEST | NLM_F_ACK
+        self.sk.send(struct.pack("IHHII", 16 + len(body), self.family, 5,
+                                 self.seq, 0) + body)
+        while True:
+            buf = self.sk.recv(65536)
+            while buf:
+                size, kind, _, seq = struct.unpack_from("IHHI", buf)
+                msg, buf = buf[16:size], buf[(size + 3) & ~3:]
+                if seq != self.seq:
+                    continue
+                if kind != 2:   # a reply, before the NLMSG_ERROR ack
+                    self.reply = msg[4:]
+                    continue
+                err = -struct.unpack_from("i", msg)[0]
+                if not err:
+                    return "ok"
+                text = parse(msg[20:]).get(1, b"").rstrip(b"\0")
+                return "%s %s" % (errno.errorcode[err], text.decode())
+
+    def peer(self, cmd, *attrs):
+        nest = u32(1, PEER) + b"".join(attrs)
+        return self.ask(cmd, u32(1, socket.if_nametoindex(IFNAME)) +
+                        nla(0x8000 | 2, nest))
+
+
+def vpn4(i):
+    return nla(8, socket.inet_aton(ADDRS[i % 2]))
+
+
+def hammer(ready, out):
+    """PEER_SET until the peer is gone; the count of each outcome."""
+    nl, seen, i = Genl(), {}, 0
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        i += 1
+        res = nl.peer(CMD_SET, vpn4(i))
+        seen[res] = seen.get(res, 0) + 1
+        if i == 1:
+            os.write(ready, b"!")
+        if res == GONE:
+            break
+    os.write(out, json.dumps(seen).encode())
+
+
+def one_round(nl, n, seen):
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    res = nl.peer(CMD_NEW, u32(6, udp.fileno()),
+                  nla(2, socket.inet_aton("10.0.0.2")),
+                  nla(5, struct.pack(">H", 1194)), vpn4(0))
+    if res != "ok":
+        return "round %d: PEER_NEW: %s" % (n, res)
+    ready, out = os.pipe(), os.pipe()
+    if not os.fork():
+        try:
+            # Only the parent holds the socket: its close removes the peer.
+            udp.close()
+            hammer(ready[1], out[1])
+        finally:
+            os._exit(0)
+    os.close(ready[1])
+    os.close(out[1])
+    os.read(ready[0], 1)
+    time.sleep(random.uniform(0, 0.002))
+    res = nl.peer(CMD_DEL) if n % 2 else "ok"
+    udp.close()
+    data = b""
+    while True:
+        chunk = os.read(out[0], 4096)
+        if not chunk:
+            break
+        data += chunk
+    os.waitpid(-1, 0)
+    os.close(ready[0])
+    os.close(out[0])
+    for key, count in json.loads(data or "{}").items():
+        seen[key] = seen.get(key, 0) + count
+    if res != "ok":
+        return "round %d: PEER_DEL: %s" % (n, res)
+    if GONE not in data.decode():
+        return "round %d: the peer did not go" % n
+    return None
+
+
+nl, seen, t0 = Genl(), {}, time.monotonic()
+for n in range(ROUNDS):
+    err = one_round(nl, n, seen)
+    if err:
+        break
+odd = {k: v for k, v in seen.items() if k not in ("ok", RACED, GONE)}
+print("%d rounds in %.1f s; PEER_SET: %d ok, %d raced, %d after" %
+      (n + 1, time.monotonic() - t0, seen.get("ok", 0),
+       seen.get(RACED, 0), seen.get(GONE, 0)))
+for key, count in odd.items():
+    print("unexpected PEER_SET answer (%d times): %s" % (count, key))
+if err:
+    print(err)
+sys.exit(1 if err or odd else 0)'
+
+peer_set_races_removal()
+{
+	local out addr
+
+	out=$(ip netns exec "$NS" python3 -c "$PEER_SET_RACE" ovm \
+		"${OVPN_PEER_SET_ROUNDS:-50}") || { echo "$out"; return 1; }
+	ktap_note "$out"
+	expect_err ENOENT ip netns exec "$NS" "$OVPN_CLI" get_peer ovm 9
+	# Each address is free again: a new peer takes it (and goes with
+	# raw's socket).
+	for addr in 5.5.5.90 5.5.5.91; do
+		expect_eq "$addr is free" OK \
+			"$(raw peer_new ifname ovm nest:2 1:u32:9 6:sock:udp4 \
+			   $REMOTE 8:ip:$addr end)"
+	done
+}
+
 nothing_was_added()
 {
 	local out
@@ -386,7 +553,7 @@ ip -n "$NS" link set lo up
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovm mp >/dev/null || exit 1
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovp p2p >/dev/null || exit 1
 
-ktap_plan 17
+ktap_plan 18
 run_test valid_requests_pass valid_requests_pass
 run_test peer_new_missing peer_new_missing
 run_test peer_new_out_of_range peer_new_out_of_range
@@ -400,6 +567,7 @@ run_test tcp_socket_misuse tcp_socket_misuse
 run_test vpn_address_rules vpn_address_rules
 run_test udp_socket_given_back udp_socket_given_back
 run_test tcp_refused_peer_frees_socket tcp_refused_peer_frees_socket
+run_noted peer_set_races_removal peer_set_races_removal
 run_test nothing_was_added nothing_was_added
 run_test peer_set_get_del_bad peer_set_get_del_bad
 run_test key_new_bad key_new_bad

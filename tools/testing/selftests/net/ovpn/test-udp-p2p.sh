@@ -2,16 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Two P2P peers over UDP: every cipher and key size, the socket's mark on
-# the encrypted packets, a large inner MTU, and the transport socket
-# closed under the module.
+# the encrypted packets, a large inner MTU, a peer replaced by a new one
+# on another socket, the transport socket closed under the module, and
+# the device in another namespace than its peer's socket.
 #
 #   ns a: tun-a (P2P, 5.5.6.1) -- veth 10.10.6.1 == 10.10.6.2 -- ns b: tun-b
-#   (P2P, 5.5.6.2); a knows b as peer 2, b knows a as peer 1.
+#   (P2P, 5.5.6.2); a knows b as peer 2, b knows a as peer 1.  Namespace c
+#   is where tun-b goes for a while, its peer's socket staying in b.
 
 source "$(dirname "$0")/lib.sh"
 
 NA=ovpn-pa-$$
 NB=ovpn-pb-$$
+NC=ovpn-pc-$$
 KEY=$OVPN_DIR/key.hex
 TMPDIR=$(mktemp -d)
 OVPN_PIDS=$TMPDIR/pids
@@ -21,17 +24,24 @@ cleanup()
 	kill_started
 	ip netns del "$NA" 2>/dev/null
 	ip netns del "$NB" 2>/dev/null
+	ip netns del "$NC" 2>/dev/null
 	rm -rf "$TMPDIR"
 }
 trap cleanup EXIT
 
 in_a() { ip netns exec "$NA" "$@"; }
 in_b() { ip netns exec "$NB" "$@"; }
+in_c() { ip netns exec "$NC" "$@"; }
 
 setup_topology()
 {
 	ip netns add "$NA"
 	ip netns add "$NB"
+	# IPv4 only.  An ovpn device would get a random IPv6 link-local
+	# address, and its router solicitations, sent for as long as no
+	# router answers, would add to exact counts.
+	in_a sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+	in_b sysctl -qw net.ipv6.conf.default.disable_ipv6=1
 	ip link add veth-a netns "$NA" type veth peer name veth-b netns "$NB"
 	in_a ip addr add 10.10.6.1/24 dev veth-a
 	in_b ip addr add 10.10.6.2/24 dev veth-b
@@ -41,8 +51,9 @@ setup_topology()
 	in_b "$OVPN_CLI" new_iface tun-b
 	start_ready "$TMPDIR/a.log" in_a "$OVPN_CLI" new_peer tun-a 2 3001 \
 		10.10.6.2 3002 tx_id 1 mark 1056 stay
-	start_ready "$TMPDIR/b.log" in_b "$OVPN_CLI" new_peer tun-b 1 3002 \
-		10.10.6.1 3001 tx_id 2 stay
+	# Tracked: p2p_peer_replaced closes this socket alone.
+	start_tracked "$TMPDIR/b.log" ip netns exec "$NB" "$OVPN_CLI" \
+		new_peer tun-b 1 3002 10.10.6.1 3001 tx_id 2 stay
 	in_a ip addr add 5.5.6.1/24 dev tun-a
 	in_b ip addr add 5.5.6.2/24 dev tun-b
 	in_a ip link set tun-a up
@@ -112,6 +123,47 @@ large_mtu()
 	in_b ip link set tun-b mtu 1416
 }
 
+# The vpn_rx_packets and vpn_tx_packets of b's peer 1 grow by exactly
+# 3 while a pings b 3 times through the tunnel.
+ping_through_b_peer()
+{
+	local before after
+
+	before=$(in_b "$OVPN_CLI" get_peer tun-b 1)
+	in_a ping -q -c 3 -i 0.2 -W 2 5.5.6.2
+	after=$(in_b "$OVPN_CLI" get_peer tun-b 1)
+	expect_eq "echo requests b's peer got" 3 \
+		"$(peer_delta vpn_rx_packets "$before" "$after")"
+	expect_eq "echo replies b's peer sent" 3 \
+		"$(peer_delta vpn_tx_packets "$before" "$after")"
+}
+
+# A second PEER_NEW on a P2P device replaces its peer, the old one going
+# with reason TEARDOWN.  The old peer's socket closes afterwards: that
+# removes the peers of that socket, and the new peer, on a socket of its
+# own, is none of them.  It keeps the device's carrier, and carries the
+# traffic once it has a key.
+p2p_peer_replaced()
+{
+	local log=$TMPDIR/replace.ntf
+
+	ntf_listen "$log" 1 in_b
+	start_tracked "$TMPDIR/b2.log" ip netns exec "$NB" "$OVPN_CLI" \
+		new_peer tun-b 1 3004 10.10.6.1 3001 tx_id 2 stay
+	ntf_expect "$log" '^ntf peer_del .* id=1 reason=teardown'
+	in_b "$OVPN_CLI" get_peer tun-b 1 | grep -q ' local_port=3004 ' ||
+		fail "peer 1 is not the new one"
+	# The process is gone once its socket was released.
+	bg_stop "$TMPDIR/b.log"
+	in_b "$OVPN_CLI" get_peer tun-b 1 | grep -q ' local_port=3004 ' ||
+		fail "closing the old socket took the new peer"
+	expect_eq "carrier after the old socket closed" 1 \
+		"$(in_b cat /sys/class/net/tun-b/carrier)"
+	key_pair "$NA" tun-a 2 "$NB" tun-b 1 primary 6 aes256
+	in_a "$OVPN_CLI" set_peer tun-a 2 remote 10.10.6.2 3004
+	ping_through_b_peer
+}
+
 # Userspace closes b's socket: b's peer goes with it.
 socket_closed_under_module()
 {
@@ -126,9 +178,76 @@ socket_closed_under_module()
 		"$(in_b cat /sys/class/net/tun-b/carrier)"
 }
 
+# move_tun_b FROM TO: tun-b changes namespace; back in b, with its
+# address again and up.
+move_tun_b()
+{
+	ip -n "$1" link set tun-b netns "$2"
+	[ "$2" = "$NB" ] || return 0
+	in_b ip addr add 5.5.6.2/24 dev tun-b
+	in_b ip link set tun-b up
+}
+
+# Seen from c, the peer's socket is in another namespace: the dump and a
+# single get carry its id, the one c gives b.
+socket_netnsid_from_c()
+{
+	local dump nsid
+
+	dump=$(in_c "$OVPN_CLI" get_peer tun-b)
+	echo "$dump"
+	nsid=$(peer_val netnsid "$dump")
+	expect_eq "c's id of b" "$nsid" \
+		"$(in_c ip -j netns list-id |
+		   jq ".[] | select(.name == \"$NB\") | .nsid")"
+	expect_eq "netnsid of a single get" "$nsid" \
+		"$(peer_stat "$NC" tun-b 1 netnsid)"
+}
+
+# PEER_DEL from c: the notification goes to b, the socket's namespace.  A
+# listener in c gets nothing from it: the first notification c sees is
+# that of peer 7, whose socket is in c (raw's, closed when it exits).
+del_notified_in_socket_netns()
+{
+	local blog=$TMPDIR/in-b.ntf clog=$TMPDIR/in-c.ntf ntf
+
+	ntf="^ntf peer_del ifindex=$(in_c cat /sys/class/net/tun-b/ifindex)"
+	ntf_listen "$blog" 1 in_b
+	ntf_listen "$clog" 1 in_c
+	in_c "$OVPN_CLI" del_peer tun-b 1
+	expect_eq "peer 7 on a socket of c" OK \
+		"$(in_c "$OVPN_CLI" raw peer_new ifname tun-b nest:2 1:u32:7 \
+		   6:sock:udp4 2:ip:10.10.6.1 5:be16:3011 end)"
+	ntf_expect "$blog" "$ntf id=1 reason=userspace"
+	ntf_expect "$clog" "$ntf id=7 reason=transport_disconnect"
+}
+
+# tun-b away from the socket of its peer (new peers on both ends: the
+# last test took them), and back.
+socket_in_other_netns()
+{
+	start_ready "$TMPDIR/a3.log" in_a "$OVPN_CLI" new_peer tun-a 2 3011 \
+		10.10.6.2 3012 tx_id 1 stay
+	start_ready "$TMPDIR/b3.log" in_b "$OVPN_CLI" new_peer tun-b 1 3012 \
+		10.10.6.1 3011 tx_id 2 stay
+	key_pair "$NA" tun-a 2 "$NB" tun-b 1 primary 7 aes256
+	ip netns add "$NC"
+	move_tun_b "$NB" "$NC"
+	socket_netnsid_from_c
+	move_tun_b "$NC" "$NB"
+	! in_b "$OVPN_CLI" get_peer tun-b | grep ' netnsid=' ||
+		fail "netnsid, with the socket in the same namespace"
+	ping_through_b_peer
+	move_tun_b "$NB" "$NC"
+	del_notified_in_socket_netns
+	move_tun_b "$NC" "$NB"
+	expect_eq "carrier without a peer" 0 \
+		"$(in_b cat /sys/class/net/tun-b/carrier)"
+}
+
 ovpn_require
 
-ktap_plan 9
+ktap_plan 11
 run_test setup setup_topology
 run_test aes_128_gcm aes_128_gcm
 run_test aes_192_gcm aes_192_gcm
@@ -137,5 +256,7 @@ run_test chacha20_poly1305 chacha20_poly1305
 run_test socket_mark socket_mark
 run_test cipher_mismatch cipher_mismatch
 run_test large_mtu large_mtu
+run_test p2p_peer_replaced p2p_peer_replaced
 run_test socket_closed_under_module socket_closed_under_module
+run_test socket_in_other_netns socket_in_other_netns
 ktap_finish
