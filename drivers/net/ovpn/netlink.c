@@ -25,6 +25,7 @@
 #include "ovpnpriv.h"
 #include "peer.h"
 #include "socket.h"
+#include "udp.h"
 
 MODULE_ALIAS_GENL_FAMILY(OVPN_FAMILY_NAME);
 
@@ -384,13 +385,36 @@ static struct ovpn_socket *ovpn_nl_peer_socket(struct ovpn_priv *ovpn,
 }
 
 /*
+ * A UDP remote must be of a family the peer's socket can send to: an IPv6
+ * remote on an IPv4 socket would send through IPv6 state the socket does
+ * not have.  Frees @bind and returns an ERR_PTR if it cannot.
+ */
+static struct ovpn_bind *ovpn_nl_bind_fits(struct genl_info *info,
+					   struct nlattr **attrs,
+					   struct ovpn_bind *bind,
+					   const struct sock *sk)
+{
+	if (IS_ERR_OR_NULL(bind) ||
+	    ovpn_udp_reaches(sk, bind->remote.in4.sin_family))
+		return bind;
+	kfree(bind);
+	NL_SET_ERR_MSG_ATTR(info->extack,
+			    attrs[OVPN_A_PEER_REMOTE_IPV6] ?:
+			    attrs[OVPN_A_PEER_REMOTE_IPV4],
+			    "the UDP socket cannot reach this address family");
+	return ERR_PTR(-EAFNOSUPPORT);
+}
+
+/*
  * The remote endpoint of a new peer: required with UDP, refused with TCP
  * (the connected socket is the endpoint).  Return: the bind (NULL for TCP)
  * or an ERR_PTR, with an extack message.
  */
 static struct ovpn_bind *ovpn_nl_peer_new_bind(struct genl_info *info,
-					       struct nlattr **attrs, bool tcp)
+					       struct nlattr **attrs,
+					       struct socket *sock)
 {
+	bool tcp = ovpn_nl_sock_is_tcp(sock);
 	struct ovpn_bind *bind;
 
 	bind = ovpn_nl_peer_bind(info, attrs);
@@ -409,7 +433,7 @@ static struct ovpn_bind *ovpn_nl_peer_new_bind(struct genl_info *info,
 				     OVPN_A_PEER_REMOTE_IPV4);
 		return ERR_PTR(-EINVAL);
 	}
-	return bind;
+	return ovpn_nl_bind_fits(info, attrs, bind, sock->sk);
 }
 
 /**
@@ -464,7 +488,7 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 	if (attrs[OVPN_A_PEER_TX_ID])
 		peer->tx_id = nla_get_u32(attrs[OVPN_A_PEER_TX_ID]);
 
-	bind = ovpn_nl_peer_new_bind(info, attrs, ovpn_nl_sock_is_tcp(sock));
+	bind = ovpn_nl_peer_new_bind(info, attrs, sock);
 	if (IS_ERR(bind)) {
 		ret = PTR_ERR(bind);
 		goto discard;
@@ -559,6 +583,11 @@ int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 				   "the peer has no UDP endpoint to change");
 		kfree(bind);
 		ret = -EINVAL;
+		goto out;
+	}
+	bind = ovpn_nl_bind_fits(info, attrs, bind, peer->sock->sk);
+	if (IS_ERR(bind)) {
+		ret = PTR_ERR(bind);
 		goto out;
 	}
 

@@ -238,6 +238,29 @@ static int ovpn_udp6_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
 #endif
 
 /**
+ * ovpn_udp_reaches - whether a UDP socket can send to a remote's family
+ * @sk: the socket
+ * @family: the remote address's family
+ *
+ * An IPv4 socket reaches IPv4 remotes only.  An IPv6 socket reaches IPv6
+ * remotes, and IPv4 ones too unless it is IPV6_V6ONLY.  The IPv6 send
+ * path uses the socket's IPv6 state, which an IPv4 socket does not have,
+ * so a remote the socket cannot reach must never get that far.
+ *
+ * Return: true if packets to @family can leave through @sk.
+ */
+bool ovpn_udp_reaches(const struct sock *sk, sa_family_t family)
+{
+	switch (family) {
+	case AF_INET:
+		return sk->sk_family == AF_INET || !ipv6_only_sock(sk);
+	case AF_INET6:
+		return IS_ENABLED(CONFIG_IPV6) && sk->sk_family == AF_INET6;
+	}
+	return false;
+}
+
+/**
  * ovpn_udp_send_skb - send an encrypted packet to a UDP peer
  * @peer: the peer, held by the caller
  * @skb: the OpenVPN packet; consumed
@@ -258,7 +281,8 @@ void ovpn_udp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 	local_bh_disable();
 	rcu_read_lock();
 	bind = rcu_dereference(peer->bind);
-	if (bind) {
+	/* Netlink refuses such a remote; this keeps it that way. */
+	if (bind && ovpn_udp_reaches(sk, bind->remote.in4.sin_family)) {
 		switch (bind->remote.in4.sin_family) {
 		case AF_INET:
 			ret = ovpn_udp4_output(peer, bind, sk, skb);

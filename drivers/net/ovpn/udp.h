@@ -12,6 +12,7 @@
 #define _NET_OVPN_UDP_H_
 
 #include <linux/skbuff.h>
+#include <linux/socket.h>
 
 struct ovpn_peer;
 struct ovpn_priv;
@@ -22,5 +23,6 @@ int ovpn_udp_setup(struct ovpn_socket *ovpn_sock);
 void ovpn_udp_undo(struct ovpn_socket *ovpn_sock);
 struct ovpn_socket *ovpn_udp_sock_from_sk(struct sock *sk);
 void ovpn_udp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb);
+bool ovpn_udp_reaches(const struct sock *sk, sa_family_t family);
 
 #endif /* _NET_OVPN_UDP_H_ */

@@ -479,6 +479,28 @@ peer_set_races_removal()
 	done
 }
 
+# A UDP socket sends only to remotes of a family it can reach: an IPv6
+# remote on an IPv4 socket is refused when it is given (it used to crash
+# the first packet sent to it), an IPv4 remote on a dual-stack IPv6 socket
+# is fine, as is a v4-mapped remote on an IPv4 socket.  The peers that are
+# accepted go with their sockets when raw exits.
+remote_family_fits_socket()
+{
+	expect_err EAFNOSUPPORT raw peer_new ifname ovm nest:2 1:u32:2 \
+		6:sock:udp4 3:ip:fd00::2 5:be16:1194 8:ip:5.5.5.3 end
+	expect_err EAFNOSUPPORT raw peer_set ifname ovm nest:2 1:u32:1 \
+		3:ip:fd00::2 5:be16:1194 end
+	ip netns exec "$NS" "$OVPN_CLI" get_peer ovm 1 |
+		grep -q ' remote=10\.0\.0\.2:1194 ' ||
+		fail "the refused PEER_SET changed peer 1's remote"
+	expect_eq "IPv4 remote on an IPv6 socket" OK \
+		"$(raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp6 \
+		   2:ip:10.0.0.3 5:be16:1194 8:ip:5.5.5.3 end)"
+	expect_eq "v4-mapped remote on an IPv4 socket" OK \
+		"$(raw peer_new ifname ovm nest:2 1:u32:2 6:sock:udp4 \
+		   3:ip:::ffff:10.0.0.3 5:be16:1194 8:ip:5.5.5.3 end)"
+}
+
 nothing_was_added()
 {
 	local out
@@ -553,7 +575,7 @@ ip -n "$NS" link set lo up
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovm mp >/dev/null || exit 1
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovp p2p >/dev/null || exit 1
 
-ktap_plan 18
+ktap_plan 19
 run_test valid_requests_pass valid_requests_pass
 run_test peer_new_missing peer_new_missing
 run_test peer_new_out_of_range peer_new_out_of_range
@@ -568,6 +590,7 @@ run_test vpn_address_rules vpn_address_rules
 run_test udp_socket_given_back udp_socket_given_back
 run_test tcp_refused_peer_frees_socket tcp_refused_peer_frees_socket
 run_noted peer_set_races_removal peer_set_races_removal
+run_test remote_family_fits_socket remote_family_fits_socket
 run_test nothing_was_added nothing_was_added
 run_test peer_set_get_del_bad peer_set_get_del_bad
 run_test key_new_bad key_new_bad
