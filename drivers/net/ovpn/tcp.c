@@ -396,10 +396,19 @@ drop:
 /* strparser: the length of the record at the head of @skb, 0 if unknown. */
 static int ovpn_tcp_parse(struct strparser *strp, struct sk_buff *skb)
 {
+	struct ovpn_socket *ovpn_sock = container_of(strp, struct ovpn_socket,
+						     tcp.strp);
 	struct strp_msg *msg = strp_msg(skb);
 	__be16 blen;
 	u16 len;
 
+	/*
+	 * A broken stream is read no further: TCP hands the parser whatever
+	 * it did not consume again, and the same bad length would abort the
+	 * stream, and be counted, once more.
+	 */
+	if (test_bit(OVPN_TCP_RX_BROKEN, &ovpn_tcp_of(ovpn_sock)->flags))
+		return 0;
 	if (skb->len < msg->offset + OVPN_TCP_LEN_SIZE)
 		return 0;
 	if (skb_copy_bits(skb, msg->offset, &blen, sizeof(blen)))
@@ -419,10 +428,12 @@ static void ovpn_tcp_abort(struct strparser *strp, int err)
 						     tcp.strp);
 	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
 
+	/* A stream breaks once, and counts one drop for it. */
+	if (test_and_set_bit(OVPN_TCP_RX_BROKEN, &tcp->flags))
+		return;
 	net_dbg_ratelimited("%s: peer %u: bad TCP record: %d\n",
 			    netdev_name(ovpn_sock->ovpn->dev), tcp->peer->id,
 			    err);
-	set_bit(OVPN_TCP_RX_BROKEN, &tcp->flags);
 	ovpn_tcp_dropped(ovpn_sock->ovpn->dev, true);
 	ovpn_tcp_del_broken(ovpn_sock);
 }
