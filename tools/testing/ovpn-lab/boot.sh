@@ -15,10 +15,11 @@
 #
 # Usage: boot.sh [-f flavour] [-c cpus] [-m memory] [-t seconds]
 #                [-o outdir] [-p plugin] -- command...
-#   flavour: amd64 (default) or rt-amd64; outdir is relative to the
-#   repository (default .build/out/<timestamp>); plugin: a QEMU TCG plugin
-#   and its arguments, as QEMU's -plugin takes them, paths as the lab root
-#   sees them (the repository is /src).
+#   flavour: amd64 (default), rt-amd64, or a debug kernel (debug,
+#   debug-rt: kdebug.sh), booted with panic_on_warn; outdir is relative
+#   to the repository (default .build/out/<timestamp>); plugin: a QEMU TCG
+#   plugin and its arguments, as QEMU's -plugin takes them, paths as the
+#   lab root sees them (the repository is /src).
 
 . "$(dirname "$0")/common.sh"
 
@@ -44,7 +45,15 @@ shift $((OPTIND - 1))
 [ $# -gt 0 ] || lab_die "no guest command"
 
 root=$("$LAB_DIR/mkroot.sh")
-kver=$(lab_kver "$root" "$flavour")
+lab_kernel "$root" "$flavour"
+kver=$lab_kernel_release
+# On a debug kernel the first warning stops the guest: what follows a
+# splat proves nothing, and the log keeps the first one.  Five-level
+# paging (QEMU's "-cpu max" offers it) is turned off there: an interrupt
+# taken early in boot then trips KASAN before its shadow covers the
+# larger direct map, a boot-time report that has nothing to do with us.
+append=
+lab_is_debug "$flavour" && append="panic_on_warn=1 no5lvl"
 out=${out:-.build/out/$(date +%Y%m%d-%H%M%S)-$$}
 rm -rf "${REPO_DIR:?}/$out"
 mkdir -p "$REPO_DIR/$out"
@@ -59,8 +68,9 @@ start=$(date +%s)
 set +e
 # QEMU truncates files it is given as console outputs: keep vng's output
 # a pipe and let tee write the log.
-lab_chroot "$root" timeout --kill-after=30 "$limit" \
-	vng --run "/boot/vmlinuz-$kver" --disable-kvm \
+"${lab_kernel_chroot[@]}" timeout --kill-after=30 "$limit" \
+	vng --run "$lab_kernel_image" --disable-kvm \
+	${append:+--append "$append"} \
 	--cpus "$cpus" --memory "$memory" \
 	--qemu-opts="-cpu max${plugin:+ -plugin $plugin}" \
 	--verbose --rwdir="/src/$out" --exec "$guest_cmd" 2>&1 | tee "$console"

@@ -5,20 +5,22 @@
 # root's kernel, with the kernel's own compiler.  W=1 is always on and any
 # compiler warning fails the build.
 #
-# Usage: build.sh [flavour]     flavour: amd64 (default) or rt-amd64
+# Usage: build.sh [flavour]     flavour: amd64 (default), rt-amd64, or a
+#                               debug kernel: debug, debug-rt (kdebug.sh)
 # Prints the path of the built module, relative to the repository.
 
 . "$(dirname "$0")/common.sh"
 
 flavour=${1:-amd64}
 root=$("$LAB_DIR/mkroot.sh")
-kver=$(lab_kver "$root" "$flavour")
+lab_kernel "$root" "$flavour"
+kver=$lab_kernel_release
 out=.build/$kver
 log=$REPO_DIR/$out/build.log
 
 mkdir -p "$REPO_DIR/$out"
 lab_log "building ovpn.ko for $kver"
-if ! lab_chroot "$root" timeout 900 make -C "/lib/modules/$kver/build" \
+if ! "${lab_kernel_chroot[@]}" timeout 900 make -C "$lab_kernel_build" \
 	M=/src/drivers/net/ovpn MO="/src/$out" CONFIG_OVPN=m W=1 \
 	-j"$(nproc)" modules >"$log" 2>&1; then
 	cat "$log" >&2

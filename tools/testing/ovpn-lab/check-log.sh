@@ -30,6 +30,9 @@ patterns=(
 	'Kernel panic'
 	'general protection fault'
 	'unreferenced object'
+	'ODEBUG:'
+	'list_add corruption'
+	'list_del corruption'
 	'Call Trace:'
 )
 

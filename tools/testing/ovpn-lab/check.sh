@@ -59,28 +59,13 @@ result "$rc" "series: $n patches apply, build and pass checkpatch"
 set -e
 
 for flavour in $flavours; do
-	kver=$(lab_kver "$root" "$flavour")
 	set +e
-	ko=$("$LAB_DIR/build.sh" "$flavour")
-	result $? "ovpn.ko builds with W=1 and no warning ($kver)"
+	log=$REPO_DIR/.build/suite-$flavour.log
+	"$LAB_DIR/suite.sh" -c "$cpus" -m "$memory" \
+		-o ".build/out/check-$flavour" "$flavour" $scripts |
+		tee "$log" | grep -E '^(not )?ok '
 	set -e
-	[ -n "$ko" ] || continue
-
-	out=.build/out/check-$flavour
-	set +e
-	"$LAB_DIR/boot.sh" -f "$flavour" -c "$cpus" -m "$memory" -o "$out" -- \
-		OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli \
-		tools/testing/ovpn-lab/guest-selftests.sh $scripts
-	"$LAB_DIR/check-log.sh" "$REPO_DIR/$out/console.log"
-	result $? "guest kernel log is clean ($kver)"
-	set -e
-	if [ -r "$REPO_DIR/$out/summary" ]; then
-		read -r p f s <"$REPO_DIR/$out/summary"
-	else
-		p=0 f=1 s=0
-		echo "not ok - no selftest summary from the guest ($kver)"
-	fi
-	lab_log "selftests on $kver: $p passed, $f failed, $s skipped"
+	read -r p f s < <(lab_suite_counts "$log")
 	passed=$((passed + p))
 	failed=$((failed + f))
 done

@@ -104,6 +104,57 @@ lab_selftests()
 		grep -o 'test-[a-z0-9-]*\.sh' | sed "s|^|$dir/|" | xargs
 }
 
+# lab_kernel ROOT FLAVOUR: the kernel a flavour boots and builds against,
+# in globals: lab_kernel_release, lab_kernel_image and lab_kernel_build
+# (paths as the root sees them) and lab_kernel_chroot, the command that
+# enters the root with that kernel's tree at hand.  "amd64" and "rt-amd64"
+# are the root's Debian kernels; "debug" and "debug-rt" are the lab's
+# debug kernels (kdebug.sh builds them, cached), whose tree is
+# bind-mounted at /ktree.
+lab_kernel()
+{
+	local root=$1 flavour=$2 tree
+
+	case $flavour in
+	debug | debug-rt)
+		tree=$("$LAB_DIR/kdebug.sh" "$flavour")
+		lab_kernel_release=$(cat "$tree/include/config/kernel.release")
+		lab_kernel_image=/ktree/arch/x86/boot/bzImage
+		lab_kernel_build=/ktree
+		lab_kernel_chroot=(lab_chroot_tree "$root" "$tree")
+		;;
+	*)
+		lab_kernel_release=$(lab_kver "$root" "$flavour")
+		lab_kernel_image=/boot/vmlinuz-$lab_kernel_release
+		lab_kernel_build=/lib/modules/$lab_kernel_release/build
+		lab_kernel_chroot=(lab_chroot "$root")
+		;;
+	esac
+}
+
+# lab_is_debug FLAVOUR: whether the flavour is one of the debug kernels.
+lab_is_debug()
+{
+	[[ $1 == debug* ]]
+}
+
+# lab_selftests_functional: the selftests without the stress ones (churn
+# and the fuzzers), for runs that check how the module was installed
+# rather than the module itself.
+lab_selftests_functional()
+{
+	lab_selftests | tr ' ' '\n' | grep -vE '/test-(churn|fuzz-[a-z]+)\.sh$' |
+		xargs
+}
+
+# lab_suite_counts LOG: "<passed> <failed> <skipped>" from the last line
+# of a suite.sh run's output, or one failure if the run did not get that
+# far.
+lab_suite_counts()
+{
+	tail -n1 "$1" | grep -xE '[0-9]+ [0-9]+ [0-9]+' || echo "0 1 0"
+}
+
 # Kernel release of the chosen flavour inside the root ("amd64" or
 # "rt-amd64"), the newest one installed.  The release is
 # "<version>-<flavour>" and the version has no dash.

@@ -6,6 +6,10 @@
 # test points.  A script that dies before finishing its plan, or exits
 # non-zero with no failing test point, counts as one more failure.
 #
+# On a kernel with kmemleak (the lab's debug kernels) the run ends with a
+# leak scan once the module is unloaded: any report is one more failure,
+# and the reports are kept in $OVPN_LAB_OUT/kmemleak.txt.
+#
 # Usage: guest-selftests.sh SCRIPT...
 # Writes $OVPN_LAB_OUT/summary: "<passed> <failed> <skipped>", and gives
 # each script $OVPN_LOG_DIR, $OVPN_LAB_OUT/<script>-logs, for the logs of
@@ -23,6 +27,44 @@ skipped=0
 python3 "$(dirname "$0")/pin-static-keys.py" &
 pin=$!
 trap 'kill $pin 2>/dev/null' EXIT
+
+kmemleak=/sys/kernel/debug/kmemleak
+mountpoint -q /sys/kernel/debug ||
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# Whatever the boot itself left unreferenced is not ours: have kmemleak
+# find it now and set it aside.  Its periodic scan is turned off: under
+# emulation a scan takes long, and the run ends with its own.
+if [ -w $kmemleak ]; then
+	echo scan=off >$kmemleak
+	echo scan >$kmemleak
+	echo clear >$kmemleak
+fi
+
+# kmemleak_scan: with ovpn unloaded, so that nothing it held can hide a
+# leak, scan until objects freed late (RCU, workqueues) are gone, and
+# fail on any report.  kmemleak only reports objects older than five
+# seconds, and a second scan confirms the first.
+kmemleak_scan()
+{
+	local report=$OVPN_LAB_OUT/kmemleak.txt
+
+	[ ! -d /sys/module/ovpn ] || rmmod ovpn ||
+		echo "# kmemleak: ovpn cannot be unloaded"
+	sleep 6
+	echo scan >$kmemleak
+	sleep 1
+	echo scan >$kmemleak
+	cat $kmemleak >"$report"
+	if [ -s "$report" ]; then
+		echo "# kmemleak: $(grep -c '^unreferenced object' "$report")" \
+			"suspected leaks:"
+		sed 's/^/# /' "$report" | head -n 60
+		failed=$((failed + 1))
+	else
+		echo "# kmemleak: no leak after the whole run"
+		passed=$((passed + 1))
+	fi
+}
 
 for script in "$@"; do
 	name=$(basename "$script" .sh)
@@ -56,6 +98,8 @@ for script in "$@"; do
 	failed=$((failed + bad))
 	skipped=$((skipped + skip))
 done
+
+[ -w $kmemleak ] && kmemleak_scan
 
 echo "$passed $failed $skipped" >"$OVPN_LAB_OUT/summary"
 [ "$failed" = 0 ]

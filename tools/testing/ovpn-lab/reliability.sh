@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The reliability run: the whole selftest suite - churn stress and both
+# fuzzers included - on the lab's debug kernels, built from the lab root's
+# linux-source with KASAN, lockdep, kmemleak, DEBUG_OBJECTS and the other
+# checks listed in kdebug.sh (cached after the first build): "debug" is
+# fully preemptible, "debug-rt" is PREEMPT_RT.  Each guest is booted with
+# panic_on_warn, ends with a kmemleak scan (any leak fails) and has its
+# kernel log checked.  Ends with "N passed, N failed".
+#
+# Usage: reliability.sh [flavour...]   default: debug debug-rt
+#   OVPN_LAB_CPUS, OVPN_LAB_MEMORY: guest size (default 2, 3G)
+
+. "$(dirname "$0")/common.sh"
+
+flavours=${*:-debug debug-rt}
+cpus=${OVPN_LAB_CPUS:-2}
+memory=${OVPN_LAB_MEMORY:-3G}
+passed=0
+failed=0
+t0=$(date +%s)
+
+"$LAB_DIR/build-cli.sh" >/dev/null
+for flavour in $flavours; do
+	t=$(date +%s)
+	log=$REPO_DIR/.build/reliability-$flavour.log
+	set +e
+	"$LAB_DIR/suite.sh" -c "$cpus" -m "$memory" \
+		-o ".build/out/reliability-$flavour" "$flavour" |
+		tee "$log" | grep -E '^(not )?ok '
+	set -e
+	read -r p f s < <(lab_suite_counts "$log")
+	t=$(($(date +%s) - t))
+	lab_log "$flavour: $p passed, $f failed, $s skipped in $t s"
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
+
+lab_log "reliability run took $(($(date +%s) - t0)) s"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

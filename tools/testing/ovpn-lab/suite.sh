@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The whole selftest suite on one kernel flavour: build ovpn.ko for it
+# with W=1, boot it, run every selftest in the guest (guest-selftests.sh,
+# which ends with a kmemleak scan on the debug kernels) and check the
+# guest's kernel log.  Prints one "ok"/"not ok" line per step and, last,
+# "<passed> <failed> <skipped>" counting the build, the log check and
+# every test point.
+#
+# Usage: suite.sh [-c cpus] [-m memory] [-o outdir] flavour [script...]
+#   flavour: amd64, rt-amd64, debug or debug-rt (see boot.sh); scripts
+#   default to every selftest; outdir defaults to .build/out/suite-<flavour>
+#   The debug kernels run several times slower under emulation: each
+#   script and the boot get longer time limits there.
+
+. "$(dirname "$0")/common.sh"
+
+cpus=${OVPN_LAB_CPUS:-2}
+memory=${OVPN_LAB_MEMORY:-2G}
+out=
+while getopts "c:m:o:" opt; do
+	case $opt in
+	c) cpus=$OPTARG ;;
+	m) memory=$OPTARG ;;
+	o) out=$OPTARG ;;
+	*) lab_die "usage: suite.sh [-c n] [-m mem] [-o dir] flavour [script...]" ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || lab_die "no flavour"
+flavour=$1
+shift
+scripts=${*:-$(lab_selftests)}
+out=${out:-.build/out/suite-$flavour}
+
+passed=0
+failed=0
+skipped=0
+result()
+{
+	if [ "$1" = 0 ]; then
+		passed=$((passed + 1))
+		echo "ok - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $2"
+	fi
+}
+
+script_limit=900
+boot_limit=1800
+if lab_is_debug "$flavour"; then
+	script_limit=3600
+	boot_limit=14400
+fi
+
+root=$("$LAB_DIR/mkroot.sh")
+lab_kernel "$root" "$flavour"
+kver=$lab_kernel_release
+
+set +e
+ko=$("$LAB_DIR/build.sh" "$flavour")
+result $? "ovpn.ko builds with W=1 and no warning ($kver)"
+if [ -n "$ko" ]; then
+	"$LAB_DIR/boot.sh" -f "$flavour" -c "$cpus" -m "$memory" \
+		-t "$boot_limit" -o "$out" -- \
+		OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli \
+		OVPN_TEST_TIMEOUT=$script_limit \
+		tools/testing/ovpn-lab/guest-selftests.sh $scripts >&2
+	"$LAB_DIR/check-log.sh" "$REPO_DIR/$out/console.log"
+	result $? "guest kernel log is clean ($kver)"
+	if [ -r "$REPO_DIR/$out/summary" ]; then
+		read -r p f s <"$REPO_DIR/$out/summary"
+	else
+		p=0 f=1 s=0
+		echo "not ok - no selftest summary from the guest ($kver)"
+	fi
+	lab_log "selftests on $kver: $p passed, $f failed, $s skipped"
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+fi
+echo "$passed $failed $skipped"
