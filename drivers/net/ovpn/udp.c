@@ -275,6 +275,12 @@ void ovpn_udp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 	struct ovpn_bind *bind;
 
 	skb->dev = dev;
+	/*
+	 * The route of the packet before encryption (the device keeps it for
+	 * the MP next-hop lookup) is not the tunnel's: the IPv6 tunnel sets
+	 * its own without dropping one, which would leak the old reference.
+	 */
+	skb_dst_drop(skb);
 	/* Lets netfilter and policy routing match the socket's mark. */
 	skb->mark = READ_ONCE(sk->sk_mark);
 
