@@ -83,6 +83,12 @@ static void ovpn_deliver(struct ovpn_peer *peer, struct sk_buff *skb)
 	/* What the transport left (GSO state, dst, marks) is not ours. */
 	skb_gso_reset(skb);
 	skb_scrub_packet(skb, true);
+	/*
+	 * A layer 3 device: the "MAC header" is empty and starts where the
+	 * IP header does.  TCP records arrive in fresh skbs that never had
+	 * one, and GRO reads its length.
+	 */
+	skb_reset_mac_header(skb);
 	skb_reset_network_header(skb);
 	skb_reset_transport_header(skb);
 	skb_reset_inner_headers(skb);
