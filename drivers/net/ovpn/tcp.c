@@ -500,8 +500,8 @@ static void ovpn_tcp_rcv(struct strparser *strp, struct sk_buff *skb)
 
 	off = msg->offset + OVPN_TCP_LEN_SIZE;
 	len = msg->full_len - OVPN_TCP_LEN_SIZE;
-	if (test_bit(OVPN_TCP_RX_BROKEN, &tcp->flags) ||
-	    skb_copy_bits(skb, off, &first, sizeof(first)))
+	/* No record follows a break: ovpn_tcp_parse() stops at it. */
+	if (skb_copy_bits(skb, off, &first, sizeof(first)))
 		goto drop;
 
 	switch (first >> 3) {
