@@ -7,17 +7,25 @@
 # Environment:
 #   OVPN_KO   path of the ovpn.ko to test; "modprobe ovpn" if unset
 #   OVPN_CLI  path of ovpn-cli; ./ovpn-cli next to the scripts if unset
+#   OVPN_SLOW how many times slower than usual this kernel runs (1): the
+#             lab sets 10 on its debug kernels (KASAN, lockdep, kmemleak
+#             under emulation).  Waits and ping deadlines scale with it;
+#             nothing else does, no count or bound a test checks.
 
 set -u
 
 OVPN_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OVPN_CLI=${OVPN_CLI:-$OVPN_DIR/ovpn-cli}
 OVPN_KO=${OVPN_KO:-}
+OVPN_SLOW=${OVPN_SLOW:-1}
 KSFT_SKIP=4
 
 ktap_n=0
 ktap_failed=0
 ktap_skipped=0
+
+# secs N: N seconds of a wait or a deadline, scaled by OVPN_SLOW.
+secs() { echo $(($1 * OVPN_SLOW)); }
 
 # ktap_plan N: start the KTAP document of a script with N tests.
 ktap_plan()
@@ -195,7 +203,7 @@ start_ready()
 	shift
 	"$@" >"$log" 2>&1 &
 	echo $! >>"$OVPN_PIDS"
-	for _ in $(seq $((${OVPN_READY_SECS:-30} * 10))); do
+	for _ in $(seq $(($(secs "${OVPN_READY_SECS:-30}") * 10))); do
 		grep -q '^READY' "$log" && return 0
 		grep -q '^ERR' "$log" && break
 		sleep 0.1
@@ -211,10 +219,10 @@ ntf_listen()
 	local log=$1 count=$2
 
 	shift 2
-	"$@" "$OVPN_CLI" listen_mcast 20 count "$count" >"$log" &
+	"$@" "$OVPN_CLI" listen_mcast "$(secs 20)" count "$count" >"$log" &
 	echo $! >"$log.pid"
 	# Readiness, not a fixed delay: under emulation a start can be slow.
-	for _ in $(seq 300); do
+	for _ in $(seq $(($(secs 30) * 10))); do
 		grep -q READY "$log" && return 0
 		sleep 0.1
 	done
@@ -254,11 +262,11 @@ link_json()
 # Helpers of the scripts whose peers live on their own processes' sockets
 # (TCP) and that end by unloading the module.
 
-# wait_until COMMAND...: COMMAND succeeds within 30 s.  A readiness poll,
-# not a fixed delay: under emulation everything is slow.
+# wait_until COMMAND...: COMMAND succeeds within 30 s (secs).  A readiness
+# poll, not a fixed delay: under emulation everything is slow.
 wait_until()
 {
-	for _ in $(seq 300); do
+	for _ in $(seq $(($(secs 30) * 10))); do
 		"$@" && return 0
 		sleep 0.1
 	done

@@ -30,7 +30,7 @@
 # Environment: OVPN_FUZZ_UDP (datagrams, 70000), OVPN_FUZZ_TCP (records,
 # 30000), OVPN_FUZZ_BROKEN (broken TCP streams, 18, at most 154),
 # OVPN_FUZZ_SEED (a new one each run unless given; printed),
-# OVPN_FUZZ_SECS (the longest a fuzzer may run, 600).
+# OVPN_FUZZ_SECS (the longest a fuzzer may run, 600, secs).
 
 source "$(dirname "$0")/lib.sh"
 
@@ -41,7 +41,7 @@ UDP_COUNT=${OVPN_FUZZ_UDP:-70000}
 TCP_COUNT=${OVPN_FUZZ_TCP:-30000}
 BROKEN=${OVPN_FUZZ_BROKEN:-18}
 SEED=${OVPN_FUZZ_SEED:-$(od -An -tu4 -N4 /dev/urandom | tr -d ' ')}
-FUZZ_SECS=${OVPN_FUZZ_SECS:-600}
+FUZZ_SECS=${OVPN_FUZZ_SECS:-$(secs 600)}
 UDP_PORT=1194
 TCP_PORT=1195
 # The fuzzer's first TCP connection; the broken ones follow.

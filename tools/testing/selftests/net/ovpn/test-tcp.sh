@@ -185,12 +185,13 @@ ping_large()
 
 	for c in $CLIENTS; do
 		mtu=$(in_c "$c" cat "/sys/class/net/tun$c/mtu")
-		in_c "$c" ping -q -f -c 200 -w 60 -M "do" -s $((mtu - 28)) \
-			5.5.5.1
-		in_c "$c" ping -q -f -c 50 -w 60 -s 3000 5.5.5.1
+		in_c "$c" ping -q -f -c 200 -w "$(secs 60)" -M "do" \
+			-s $((mtu - 28)) 5.5.5.1
+		in_c "$c" ping -q -f -c 50 -w "$(secs 60)" -s 3000 5.5.5.1
 	done
 	mtu=$(in_srv cat /sys/class/net/tun0/mtu)
-	in_srv ping -6 -q -f -c 200 -w 60 -M "do" -s $((mtu - 48)) fd00:5::4
+	in_srv ping -6 -q -f -c 200 -w "$(secs 60)" -M "do" \
+		-s $((mtu - 48)) fd00:5::4
 }
 
 # Five pings of client 1, counted at both ends: the length prefix of a
@@ -223,8 +224,8 @@ exact_counters()
 # capture LOG FILTER: one TCP segment of client 1's side matching FILTER.
 capture()
 {
-	bg_start "$1" ip netns exec "$(ns 1)" timeout 20 tcpdump -nni eth0 \
-		-c 1 "$2"
+	bg_start "$1" ip netns exec "$(ns 1)" timeout "$(secs 20)" \
+		tcpdump -nni eth0 -c 1 "$2"
 	log_wait "$1" 'listening on'
 }
 
@@ -382,8 +383,8 @@ parallel_bulk_streams()
 	sleep 1
 	for i in 1 2 3 4; do
 		c=$(((i - 1) / 2 + 1))
-		in_c "$c" timeout 60 iperf3 -c 5.5.5.1 -p $((5300 + i)) \
-			-t 8 -J >"$TMPDIR/bulk$i.json" 2>&1 &
+		in_c "$c" timeout "$(secs 60)" iperf3 -c 5.5.5.1 \
+			-p $((5300 + i)) -t 8 -J >"$TMPDIR/bulk$i.json" 2>&1 &
 		pids="$pids $!"
 	done
 	for i in $pids; do

@@ -126,7 +126,7 @@ replayed_packet()
 {
 	local cap=$TMPDIR/cap.pcap drop0 drop1
 
-	in_srv timeout 20 tcpdump -nni veth1 -c 3 -w "$cap" \
+	in_srv timeout "$(secs 20)" tcpdump -nni veth1 -c 3 -w "$cap" \
 		"udp dst port 1194 and udp[8] = 0x49" \
 		>"$TMPDIR/tcpdump.log" 2>&1 &
 	echo $! >"$TMPDIR/tcpdump.pid"

@@ -136,7 +136,7 @@ ping_large()
 	# Floods of 3000-byte inner packets, larger than the MTU: fragmented
 	# before encryption.  Every reply must arrive.
 	for c in $CLIENTS; do
-		in_c "$c" ping -q -f -c 50 -w 30 -s 3000 5.5.5.1
+		in_c "$c" ping -q -f -c 50 -w "$(secs 30)" -s 3000 5.5.5.1
 	done
 }
 
@@ -204,7 +204,7 @@ capture_start()
 {
 	local c=$1 log=$2 word=$3
 
-	in_c "$c" timeout 20 tcpdump -nni eth0 -c 1 \
+	in_c "$c" timeout "$(secs 20)" tcpdump -nni eth0 -c 1 \
 		"udp and udp[8:4] = $word" >"$log" 2>&1 &
 	echo $! >"$log.pid"
 	for _ in $(seq 300); do
