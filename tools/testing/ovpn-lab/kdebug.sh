@@ -20,7 +20,8 @@
 #
 # Cached under $OVPN_LAB_CACHE, keyed by the variant, the source package's
 # version and the hash of this recipe and the fragment; the build log
-# keeps the build's time.
+# keeps the build's time.  A build that was interrupted (it takes about
+# an hour here) goes on where it stopped, once its tree was configured.
 #
 # Usage: kdebug.sh [debug|debug-rt]
 #   Prints the tree's path; the kernel is <tree>/arch/x86/boot/bzImage and
@@ -74,15 +75,26 @@ if [ -e "$tree/.ovpn-lab-ready" ]; then
 	exit 0
 fi
 
-lab_log "building the $variant kernel from $srcpkg $version (tens of minutes)"
-rm -rf "$tree" "$tree.tmp"
-cp -a "$root/usr/src/$srcpkg" "$tree.tmp"
-cp "$fragment" "$tree.tmp/.ovpn-selftests.config"
-
-t0=$(date +%s)
 log=$tree.log
+t0=$(date +%s)
+if [ -e "$tree.tmp/.ovpn-lab-configured" ]; then
+	lab_log "resuming the build of the $variant kernel (log: $log)"
+	echo "resumed at $(date -u +%FT%TZ)" >>"$log"
+else
+	lab_log "building the $variant kernel from $srcpkg $version" \
+		"(tens of minutes)"
+	rm -rf "$tree" "$tree.tmp"
+	cp -a "$root/usr/src/$srcpkg" "$tree.tmp"
+	cp "$fragment" "$tree.tmp/.ovpn-selftests.config"
+	: >"$log"
+fi
+
 if ! lab_chroot_tree "$root" "$tree.tmp" /bin/bash -euc '
 	cd /ktree
+	if [ -e .ovpn-lab-configured ]; then
+		make -s -j"$(nproc)" bzImage modules
+		exit
+	fi
 	virtme-configkernel --defconfig >/dev/null
 	scripts/kconfig/merge_config.sh -m .config .ovpn-selftests.config
 	scripts/config $1
@@ -97,9 +109,10 @@ if ! lab_chroot_tree "$root" "$tree.tmp" /bin/bash -euc '
 		exit 1
 	done
 	echo "kernel configured: $(grep -c "=y$" .config) options built in"
+	touch .ovpn-lab-configured
 	make -s -j"$(nproc)" bzImage modules
  ' -- "$selftest_needs" "$preempt" "$debugging" "$required" \
-	>"$log" 2>&1; then
+	>>"$log" 2>&1; then
 	tail -n 40 "$log" >&2
 	lab_die "the $variant kernel does not build (log: $log)"
 fi
