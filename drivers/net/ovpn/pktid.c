@@ -14,6 +14,17 @@
 
 #include "pktid.h"
 
+/*
+ * The sender's counter of a new key starts here, its first id being one
+ * more.  The selftests build a variant of the module whose new keys start
+ * near the end, so that a key runs out of ids after a few packets and the
+ * exhaustion path can be tested.  Production builds and the upstream
+ * series never define it.
+ */
+#ifndef OVPN_PKTID_XMIT_START
+#define OVPN_PKTID_XMIT_START 0
+#endif
+
 /**
  * ovpn_pktid_xmit_init - prepare the sender side of a new key slot
  * @pid: the sender state
@@ -22,7 +33,7 @@
  */
 void ovpn_pktid_xmit_init(struct ovpn_pktid_xmit *pid)
 {
-	atomic64_set(&pid->seq, 0);
+	atomic64_set(&pid->seq, OVPN_PKTID_XMIT_START);
 }
 
 /**

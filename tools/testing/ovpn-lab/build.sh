@@ -5,24 +5,41 @@
 # root's kernel, with the kernel's own compiler.  W=1 is always on and any
 # compiler warning fails the build.
 #
-# Usage: build.sh [flavour]     flavour: amd64 (default), rt-amd64, or a
-#                               debug kernel: debug, debug-rt (kdebug.sh)
+# Usage: build.sh [-x] [flavour]
+#   flavour: amd64 (default), rt-amd64, or a debug kernel: debug, debug-rt
+#   (kdebug.sh)
+#   -x: the selftests' variant whose new keys have 15 packet ids left
+#   (OVPN_PKTID_XMIT_START, pktid.c), into .build/<kernel release>-pktid-end
 # Prints the path of the built module, relative to the repository.
 
 . "$(dirname "$0")/common.sh"
+
+variant=()
+suffix=
+while getopts "x" opt; do
+	case $opt in
+	x)
+		# The last id handed out is 0xffffffff: 15 ids from here.
+		variant=(OVPN_PKTID_XMIT_START=0xfffffff0)
+		suffix=-pktid-end
+		;;
+	*) lab_die "usage: build.sh [-x] [flavour]" ;;
+	esac
+done
+shift $((OPTIND - 1))
 
 flavour=${1:-amd64}
 root=$("$LAB_DIR/mkroot.sh")
 lab_kernel "$root" "$flavour"
 kver=$lab_kernel_release
-out=.build/$kver
+out=.build/$kver$suffix
 log=$REPO_DIR/$out/build.log
 
 mkdir -p "$REPO_DIR/$out"
-lab_log "building ovpn.ko for $kver"
+lab_log "building ovpn.ko$suffix for $kver"
 if ! "${lab_kernel_chroot[@]}" timeout 900 make -C "$lab_kernel_build" \
 	M=/src/drivers/net/ovpn MO="/src/$out" CONFIG_OVPN=m W=1 \
-	-j"$(nproc)" modules >"$log" 2>&1; then
+	"${variant[@]}" -j"$(nproc)" modules >"$log" 2>&1; then
 	cat "$log" >&2
 	lab_die "module build failed"
 fi
