@@ -27,6 +27,12 @@ ktap_skipped=0
 # secs N: N seconds of a wait or a deadline, scaled by OVPN_SLOW.
 secs() { echo $(($1 * OVPN_SLOW)); }
 
+# burst: the ping option of a burst whose every reply must come back:
+# a flood, or on a slow kernel one probe in flight at a time (adaptive):
+# there a flood outruns what the kernel can carry, and a datagram that
+# loses one of its fragments is lost.
+burst() { if [ "$OVPN_SLOW" -gt 1 ]; then echo -A; else echo -f; fi; }
+
 # ktap_plan N: start the KTAP document of a script with N tests.
 ktap_plan()
 {

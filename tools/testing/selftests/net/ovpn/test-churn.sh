@@ -33,9 +33,9 @@
 #   routed to sink0, on a UDP socket of one process in srv; a sender in
 #   srv sends to all their VPN addresses all the time.
 #
-# Environment (defaults): OVPN_CHURN_ROUNDS (20) rounds of peer add/del,
-# key swaps and PEER_SET each; OVPN_CHURN_TEARDOWNS (5) of socket close and
-# device delete, each of which rebuilds a tunnel; OVPN_CHURN_HEAVY (3) of
+# Environment (defaults): OVPN_CHURN_ROUNDS (12) rounds of peer add/del,
+# key swaps and PEER_SET each; OVPN_CHURN_TEARDOWNS (4) of socket close and
+# device delete, each of which rebuilds a tunnel; OVPN_CHURN_HEAVY (2) of
 # namespace delete and module reload; OVPN_CHURN_PEERS (32) peers a round;
 # OVPN_CHURN_STREAMS (4) and OVPN_CHURN_RATE (1M, per stream) of iperf3.
 
@@ -43,9 +43,9 @@ source "$(dirname "$0")/lib.sh"
 
 ALG=${OVPN_ALG:-aes256}
 KEY=$OVPN_DIR/key.hex
-ROUNDS=${OVPN_CHURN_ROUNDS:-20}
-TEARDOWNS=${OVPN_CHURN_TEARDOWNS:-5}
-HEAVY=${OVPN_CHURN_HEAVY:-3}
+ROUNDS=${OVPN_CHURN_ROUNDS:-12}
+TEARDOWNS=${OVPN_CHURN_TEARDOWNS:-4}
+HEAVY=${OVPN_CHURN_HEAVY:-2}
 NPEERS=${OVPN_CHURN_PEERS:-32}
 STREAMS=${OVPN_CHURN_STREAMS:-4}
 RATE=${OVPN_CHURN_RATE:-1M}
@@ -1126,11 +1126,6 @@ ncpus_possible()
 # are freed.  Frees lag (RCU, works, the percpu balance work): up to 60 s
 # to get there.  The bounds, each well below what a leak would cost:
 #
-# - kmalloc objects in use, where all of ovpn's objects live: less than
-#   one peer leaked a round of churn.  Exact counts of objects, but the
-#   rest of the kernel moves them too: 24 KiB with no leak has been seen
-#   against 49 KiB for a peer a round, so this bound is the coarsest.
-#   kmemleak, on the debug kernels, finds single objects.
 # - all slab objects in use: half of one peer leaked a peer added, as
 #   kernel threads (worker pools) come and go with the load.
 # - Percpu: it counts populated pages, and the allocator keeps up to four
@@ -1139,10 +1134,14 @@ ncpus_possible()
 #   One peer's per-CPU memory leaked a peer added is well above it.
 # - SUnreclaim counts whole slabs, partly used ones too: it moves by
 #   hundreds of KiB with no leak at all, and is only shown.
+# - So are the kmalloc objects in use, where all of ovpn's objects live:
+#   the rest of the kernel moves them too, by 24 KiB in a run with no
+#   leak, about what a peer leaked every round would cost.  kmemleak, on
+#   the debug kernels, finds single objects.
 memory_back_to_baseline()
 {
 	local p0 s0 o0 k0 n0 p s o k rounds peers ncpus ok=
-	local leak_k leak_o leak_p bound_k bound_o bound_p
+	local leak_k leak_o leak_p bound_o bound_p
 
 	read -r p0 s0 o0 k0 n0 <"$TMPDIR/baseline"
 	netns_freed
@@ -1152,13 +1151,11 @@ memory_back_to_baseline()
 	leak_k=$((rounds * PEER_SLAB / 1024))
 	leak_o=$((peers * PEER_SLAB / 1024))
 	leak_p=$((peers * PEER_PERCPU * ncpus / 1024))
-	bound_k=$((leak_k - 1))
 	bound_o=$((leak_o / 2))
 	bound_p=$((4 * 4 * ncpus))
 	for _ in $(seq "$(secs 60)"); do
 		read -r p s o k <<<"$(mem_now)"
-		if [ $((k - k0)) -le "$bound_k" ] &&
-		   [ $((o - o0)) -le "$bound_o" ] &&
+		if [ $((o - o0)) -le "$bound_o" ] &&
 		   [ $((p - p0)) -le "$bound_p" ]; then
 			ok=1
 			break
@@ -1166,8 +1163,8 @@ memory_back_to_baseline()
 		sleep 1
 	done
 	ktap_note "kmalloc objects in use: baseline $k0 KiB, now $k KiB" \
-		"($((k - k0)) KiB), bound $bound_k KiB; a peer leaked in" \
-		"each of $rounds rounds: $leak_k KiB"
+		"($((k - k0)) KiB, not checked); a peer leaked in each of" \
+		"$rounds rounds: $leak_k KiB"
 	ktap_note "slab objects in use: baseline $o0 KiB, now $o KiB" \
 		"($((o - o0)) KiB), bound $bound_o KiB; each of $peers" \
 		"peers leaked: $leak_o KiB"

@@ -185,12 +185,13 @@ ping_large()
 
 	for c in $CLIENTS; do
 		mtu=$(in_c "$c" cat "/sys/class/net/tun$c/mtu")
-		in_c "$c" ping -q -f -c 200 -w "$(secs 60)" -M "do" \
+		in_c "$c" ping -q "$(burst)" -c 200 -w "$(secs 60)" -M "do" \
 			-s $((mtu - 28)) 5.5.5.1
-		in_c "$c" ping -q -f -c 50 -w "$(secs 60)" -s 3000 5.5.5.1
+		in_c "$c" ping -q "$(burst)" -c 50 -w "$(secs 60)" -s 3000 \
+			5.5.5.1
 	done
 	mtu=$(in_srv cat /sys/class/net/tun0/mtu)
-	in_srv ping -6 -q -f -c 200 -w "$(secs 60)" -M "do" \
+	in_srv ping -6 -q "$(burst)" -c 200 -w "$(secs 60)" -M "do" \
 		-s $((mtu - 48)) fd00:5::4
 }
 

@@ -136,7 +136,8 @@ ping_large()
 	# Floods of 3000-byte inner packets, larger than the MTU: fragmented
 	# before encryption.  Every reply must arrive.
 	for c in $CLIENTS; do
-		in_c "$c" ping -q -f -c 50 -w "$(secs 30)" -s 3000 5.5.5.1
+		in_c "$c" ping -q "$(burst)" -c 50 -w "$(secs 30)" -s 3000 \
+			5.5.5.1
 	done
 }
 
