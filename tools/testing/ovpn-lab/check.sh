@@ -20,19 +20,6 @@ passed=0
 failed=0
 t0=$(date +%s)
 
-result()
-{
-	local status=$1 name=$2
-
-	if [ "$status" = 0 ]; then
-		passed=$((passed + 1))
-		echo "ok - $name"
-	else
-		failed=$((failed + 1))
-		echo "not ok - $name"
-	fi
-}
-
 root=$("$LAB_DIR/mkroot.sh")
 lab_log "lab root: $root"
 mkdir -p "$REPO_DIR/.build"
@@ -42,20 +29,20 @@ scripts=$(lab_selftests)
 set +e
 lab_chroot "$root" /src/tools/testing/ovpn-lab/abi-check.sh \
 	/src/include/uapi/linux/ovpn.h /usr/include/linux/ovpn.h
-result $? "uapi header matches the distribution kernel's ovpn ABI"
+lab_result $? "uapi header matches the distribution kernel's ovpn ABI"
 
 "$LAB_DIR/build-cli.sh" >/dev/null
-result $? "ovpn-cli builds without warnings"
+lab_result $? "ovpn-cli builds without warnings"
 
 # Upstream readiness: in-tree checks and the patch series, each with its
 # own log in .build/.
 "$LAB_DIR/upstream-check.sh" >"$REPO_DIR/.build/upstream-check.log" 2>&1
-result $? "upstream-check: $(grep -E '^[0-9]+ findings$' \
+lab_result $? "upstream-check: $(grep -E '^[0-9]+ findings$' \
 	"$REPO_DIR/.build/upstream-check.log")"
 "$LAB_DIR/series.sh" >"$REPO_DIR/.build/series.log" 2>&1
 rc=$?
 n=$(grep -c '^ok - ' "$REPO_DIR/.build/series.log")
-result "$rc" "series: $n patches apply, build and pass checkpatch"
+lab_result "$rc" "series: $n patches apply, build and pass checkpatch"
 set -e
 
 for flavour in $flavours; do
@@ -75,7 +62,7 @@ done
 if [[ " $flavours " == *" amd64 "* ]]; then
 	set +e
 	"$LAB_DIR/dkms.sh" >"$REPO_DIR/.build/dkms.log" 2>&1
-	result $? "make install and dkms install work in the lab root"
+	lab_result $? "make install and dkms install work in the lab root"
 	set -e
 	read -r p f s <"$REPO_DIR/.build/out/dkms/summary" 2>/dev/null ||
 		{ p=0 f=1 s=0; }
@@ -104,19 +91,19 @@ set +e
 rc=$?
 lab_log "lab self-test boot returned $rc (must be non-zero)"
 [ "$rc" != 0 ]
-result $? "lab: a failing run makes the boot fail"
+lab_result $? "lab: a failing run makes the boot fail"
 summary=$(cat "$REPO_DIR/$out/summary" 2>/dev/null)
 [ "$summary" = "1 1 0" ]
-result $? "lab: a failing assertion is counted as one failure (got '$summary')"
+lab_result $? "lab: a failing assertion is counted as one failure (got '$summary')"
 complaints=$("$LAB_DIR/check-log.sh" "$REPO_DIR/$out/console.log" 2>&1)
 grep -q 'WARNING: lab_warn.c' <<<"$complaints"
-result $? "lab: a guest kernel WARNING is caught in the log"
+lab_result $? "lab: a guest kernel WARNING is caught in the log"
 # User-mode sites have short addresses; kernel ones start with ffff.
 sites=$(awk '$1 == "window" { w = $2 } w == 0 && $1 == "site" &&
 	length($2) < 16 { print $4 }' "$REPO_DIR/$out/plugin.txt" 2>/dev/null |
 	sort | xargs)
 [ "$sites" = "1000 1000" ]
-result $? "lab: ovpn-count counts 1000 LOCK INC and 1000 XCHG, no plain INC (got '$sites')"
+lab_result $? "lab: ovpn-count counts 1000 LOCK INC and 1000 XCHG, no plain INC (got '$sites')"
 
 lab_log "check took $(($(date +%s) - t0)) s"
 echo "$passed passed, $failed failed"

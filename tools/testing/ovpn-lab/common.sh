@@ -148,6 +148,19 @@ lab_selftests_functional()
 		grep -vE '/test-(churn|fuzz-[a-z]+|key-exhaustion)\.sh$' | xargs
 }
 
+# lab_result STATUS NAME: a line "ok - NAME" if STATUS is 0, else "not ok
+# - NAME", counted in the caller's globals passed and failed.
+lab_result()
+{
+	if [ "$1" = 0 ]; then
+		passed=$((passed + 1))
+		echo "ok - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $2"
+	fi
+}
+
 # lab_suite_counts LOG: "<passed> <failed> <skipped>" from the last line
 # of a suite.sh run's output, or one failure if the run did not get that
 # far.

@@ -37,16 +37,6 @@ out=${out:-.build/out/suite-$flavour}
 passed=0
 failed=0
 skipped=0
-result()
-{
-	if [ "$1" = 0 ]; then
-		passed=$((passed + 1))
-		echo "ok - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok - $2"
-	fi
-}
 
 script_limit=900
 boot_limit=1800
@@ -61,10 +51,10 @@ kver=$lab_kernel_release
 
 set +e
 ko=$("$LAB_DIR/build.sh" "$flavour")
-result $? "ovpn.ko builds with W=1 and no warning ($kver)"
+lab_result $? "ovpn.ko builds with W=1 and no warning ($kver)"
 # test-key-exhaustion.sh's variant; without it that script skips.
 ko_end=$("$LAB_DIR/build.sh" -x "$flavour")
-result $? "ovpn.ko with few packet ids builds with W=1 ($kver)"
+lab_result $? "ovpn.ko with few packet ids builds with W=1 ($kver)"
 if [ -n "$ko" ]; then
 	"$LAB_DIR/boot.sh" -f "$flavour" -c "$cpus" -m "$memory" \
 		-t "$boot_limit" -o "$out" -- \
@@ -73,7 +63,7 @@ if [ -n "$ko" ]; then
 		OVPN_TEST_TIMEOUT=$script_limit \
 		tools/testing/ovpn-lab/guest-selftests.sh $scripts >&2
 	"$LAB_DIR/check-log.sh" "$REPO_DIR/$out/console.log"
-	result $? "guest kernel log is clean ($kver)"
+	lab_result $? "guest kernel log is clean ($kver)"
 	if [ -r "$REPO_DIR/$out/summary" ]; then
 		read -r p f s <"$REPO_DIR/$out/summary"
 	else
