@@ -53,12 +53,16 @@ kver=$lab_kernel_release
 # taken early in boot then trips KASAN before its shadow covers the
 # larger direct map, a boot-time report that has nothing to do with us.
 # The tests' waits and deadlines stretch tenfold there (OVPN_SLOW, the
-# selftests' lib.sh): such a kernel runs 7 to 30 times slower.
+# selftests' lib.sh): such a kernel runs 7 to 30 times slower.  And
+# there test-churn keeps the page cache (OVPN_KEEP_CACHES): once it is
+# dropped, programs read from the virtiofs root fault, ovpn loaded or not.
 append=
 slow=1
+keep_caches=0
 if lab_is_debug "$flavour"; then
 	append="panic_on_warn=1 no5lvl"
 	slow=10
+	keep_caches=1
 fi
 out=${out:-.build/out/$(date +%Y%m%d-%H%M%S)-$$}
 rm -rf "${REPO_DIR:?}/$out"
@@ -68,7 +72,7 @@ console=$REPO_DIR/$out/console.log
 # The guest runs the command from the repository with a few facts about
 # the boot in its environment.
 guest_cmd="cd /src && export OVPN_LAB_OUT=/src/$out OVPN_LAB_KVER=$kver"
-guest_cmd="$guest_cmd OVPN_SLOW=$slow && $*"
+guest_cmd="$guest_cmd OVPN_SLOW=$slow OVPN_KEEP_CACHES=$keep_caches && $*"
 
 lab_log "booting $kver (cpus=$cpus memory=$memory limit=${limit}s)"
 start=$(date +%s)
