@@ -39,7 +39,7 @@ failed=0
 skipped=0
 
 script_limit=900
-boot_limit=1800
+boot_limit=3600
 if lab_is_debug "$flavour"; then
 	script_limit=3600
 	boot_limit=14400
