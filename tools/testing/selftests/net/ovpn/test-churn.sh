@@ -922,6 +922,23 @@ tcp_quiet()
 	done
 }
 
+# tcp_settle NS...: tcp_quiet within 150 s (secs): a connection whose
+# process ended retransmits its FIN to an end that is gone for up to
+# about 100 s before it gives up.  Shows what is left if not.
+tcp_settle()
+{
+	local ns
+
+	for _ in $(seq $(($(secs 150) * 10))); do
+		tcp_quiet "$@" && return 0
+		sleep 0.1
+	done
+	for ns in "$@"; do
+		echo "$ns: $(in_ns "$ns" ss -Htn | tr '\n' ';')"
+	done
+	fail "TCP still open"
+}
+
 # teardown: the iperf3 clients stop while the tunnels still carry the
 # closes of their connections; then every process and namespace goes,
 # then the module.
@@ -931,11 +948,11 @@ teardown()
 
 	tally_all
 	roles_stop vu vt
-	wait_until tcp_quiet "$VU" "$VT" "$VS" || fail "TCP still open"
+	tcp_settle "$VU" "$VT" "$VS"
 	roles_stop srv vs cu ct
 	pids_prune
 	# shellcheck disable=SC2086 # a list
-	wait_until tcp_quiet $all || fail "TCP still open"
+	tcp_settle $all
 	for ns in $all; do
 		ip netns del "$ns"
 	done
