@@ -513,16 +513,23 @@ module_unloads()
 	ovpn_reload
 }
 
-# ovpn_reload: unload the module and load it again.  The last test of a
-# script, once its processes, devices and namespaces are gone: nothing
-# the test did may keep the module in use.
-ovpn_reload()
+# ovpn_unload: unload the module once nothing uses it (within 30 s,
+# secs); fails if it stays.
+ovpn_unload()
 {
 	local refs
 
 	wait_until grep -qx 0 /sys/module/ovpn/refcnt
 	refs=$(cat /sys/module/ovpn/refcnt)
 	rmmod ovpn || fail "rmmod ovpn failed, refcnt $refs" || return
-	[ ! -d /sys/module/ovpn ] || fail "the module is still there" || return
+	[ ! -d /sys/module/ovpn ] || fail "the module is still there"
+}
+
+# ovpn_reload: unload the module and load it again.  The last test of a
+# script, once its processes, devices and namespaces are gone: nothing
+# the test did may keep the module in use.
+ovpn_reload()
+{
+	ovpn_unload || return
 	ovpn_load || fail "cannot load the module again"
 }

@@ -50,8 +50,7 @@ cleanup()
 	ns_teardown
 	if [ -d /sys/module/ovpn ] &&
 	   [ "$(ovpn_build_id)" = "$(ovpn_ko_build_id)" ]; then
-		wait_until grep -qx 0 /sys/module/ovpn/refcnt
-		rmmod ovpn
+		ovpn_unload
 	fi
 	rm -rf "$TMPDIR"
 }
@@ -263,8 +262,7 @@ ovpn_workdir
 trap cleanup EXIT
 # The module that earlier scripts loaded is not the variant.
 if [ -d /sys/module/ovpn ] && [ "$(id -u)" = 0 ]; then
-	wait_until grep -qx 0 /sys/module/ovpn/refcnt
-	rmmod ovpn || { echo "# cannot unload the ovpn module"; exit 1; }
+	ovpn_unload || { echo "# cannot unload the ovpn module"; exit 1; }
 fi
 ovpn_require
 
