@@ -33,6 +33,26 @@ secs() { echo $(($1 * OVPN_SLOW)); }
 # loses one of its fragments is lost.
 burst() { if [ "$OVPN_SLOW" -gt 1 ]; then echo -A; else echo -f; fi; }
 
+# wait_for SECONDS COMMAND...: COMMAND succeeds within SECONDS (secs),
+# tried every 0.1 s.  A readiness poll, not a fixed delay: under
+# emulation everything is slow.  The bound is the clock's, not a count of
+# tries: on a debug kernel one try can take a second, and a count of them
+# stretched a 300 s wait to most of an hour.
+wait_for()
+{
+	local end=$((SECONDS + $(secs "$1")))
+
+	shift
+	while :; do
+		"$@" && return 0
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# wait_until COMMAND...: COMMAND succeeds within 30 s (secs).
+wait_until() { wait_for 30 "$@"; }
+
 # ktap_plan N: start the KTAP document of a script with N tests.
 ktap_plan()
 {
@@ -209,11 +229,8 @@ start_ready()
 	shift
 	"$@" >"$log" 2>&1 &
 	echo $! >>"$OVPN_PIDS"
-	for _ in $(seq $(($(secs "${OVPN_READY_SECS:-30}") * 10))); do
-		grep -q '^READY' "$log" && return 0
-		grep -q '^ERR' "$log" && break
-		sleep 0.1
-	done
+	wait_for "${OVPN_READY_SECS:-30}" log_has "$log" '^\(READY\|ERR\)'
+	grep -q '^READY' "$log" && return 0
 	cat "$log"
 	return 1
 }
@@ -228,10 +245,7 @@ ntf_listen()
 	"$@" "$OVPN_CLI" listen_mcast "$(secs 20)" count "$count" >"$log" &
 	echo $! >"$log.pid"
 	# Readiness, not a fixed delay: under emulation a start can be slow.
-	for _ in $(seq $(($(secs 30) * 10))); do
-		grep -q READY "$log" && return 0
-		sleep 0.1
-	done
+	wait_until log_has "$log" READY && return 0
 	echo "listener not ready"
 	return 1
 }
@@ -268,16 +282,6 @@ link_json()
 # Helpers of the scripts whose peers live on their own processes' sockets
 # (TCP) and that end by unloading the module.
 
-# wait_until COMMAND...: COMMAND succeeds within 30 s (secs).  A readiness
-# poll, not a fixed delay: under emulation everything is slow.
-wait_until()
-{
-	for _ in $(seq $(($(secs 30) * 10))); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # log_has LOG PATTERN [COUNT]: LOG holds at least COUNT (1) lines matching
 # PATTERN.

@@ -929,10 +929,7 @@ tcp_settle()
 {
 	local ns
 
-	for _ in $(seq $(($(secs 150) * 10))); do
-		tcp_quiet "$@" && return 0
-		sleep 0.1
-	done
+	wait_for 150 tcp_quiet "$@" && return 0
 	for ns in "$@"; do
 		echo "$ns: $(in_ns "$ns" ss -Htn | tr '\n' ';')"
 	done

@@ -130,10 +130,7 @@ replayed_packet()
 		"udp dst port 1194 and udp[8] = 0x49" \
 		>"$TMPDIR/tcpdump.log" 2>&1 &
 	echo $! >"$TMPDIR/tcpdump.pid"
-	for _ in $(seq 300); do
-		grep -q 'listening on' "$TMPDIR/tcpdump.log" && break
-		sleep 0.1
-	done
+	wait_until log_has "$TMPDIR/tcpdump.log" 'listening on' || true
 	in_cli ping -q -c 3 -i 0.2 -W 2 5.5.5.1
 	wait "$(cat "$TMPDIR/tcpdump.pid")"
 	# Three genuine packets, already accepted once: each replay is refused.
@@ -148,10 +145,8 @@ control_goes_to_userspace()
 {
 	# P_CONTROL_V1 (opcode 4) with a few bytes of payload.
 	in_cli python3 "$INJECT" 10.10.1.1 1194 1 hex 2011223344556677
-	for _ in $(seq 20); do
-		grep -q '^CTRL 8 2011223344556677' "$TMPDIR/srv.log" && return 0
-		sleep 0.1
-	done
+	wait_for 2 log_has "$TMPDIR/srv.log" '^CTRL 8 2011223344556677' &&
+		return 0
 	cat "$TMPDIR/srv.log"
 	fail "the control packet did not reach the server's socket"
 }

@@ -208,11 +208,7 @@ capture_start()
 	in_c "$c" timeout "$(secs 20)" tcpdump -nni eth0 -c 1 \
 		"udp and udp[8:4] = $word" >"$log" 2>&1 &
 	echo $! >"$log.pid"
-	for _ in $(seq 300); do
-		grep -q 'listening on' "$log" && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_until log_has "$log" 'listening on'
 }
 
 capture_wait()
