@@ -400,9 +400,74 @@ parallel_bulk_streams()
 	in_c 1 ping -q -c 2 -W 2 5.5.5.1
 }
 
+# Client 1's stream stalls: it drops every segment of the server's, ACKs
+# included, so its send buffer (at most 4 MiB, tcp_wmem) fills and then
+# the queue in front of it.  12,000 datagrams of 1000 bytes (13 MB of
+# records) must overflow both: what does not fit is dropped and counted in
+# tx_dropped, never queued without bound.  Once the segments pass again,
+# every record that was accepted reaches the server, whole and in order:
+# its link_rx grows by exactly what client 1 sent less what it dropped.
+# A queued record still counts against the send buffer of the socket that
+# sent the datagram: with the default one (212 KiB) the sender would wait
+# for the stream long before the queue filled.  Hence SO_SNDBUFFORCE (32)
+# with room for all of them.
+TX_STALL_DGRAMS=12000
+SEND_DGRAMS='import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)
+for _ in range(int(sys.argv[1])):
+    s.sendto(bytes(1000), ("5.5.5.1", 9))'
+STALL_RULES='table ip ovpn_stall {
+	chain in {
+		type filter hook input priority 0; policy accept;
+		tcp sport 1194 drop
+	}
+}'
+
+tx_dropped_of() { in_c 1 cat /sys/class/net/tun1/statistics/tx_dropped; }
+
+# link_grew NS IFNAME ID FIELD BEFORE WANT: FIELD of that peer grew by at
+# least WANT since BEFORE.
+link_grew()
+{
+	local now
+
+	now=$(ip netns exec "$1" "$OVPN_CLI" get_peer "$2" "$3") &&
+		[ "$(peer_delta "$4" "$5" "$now")" -ge "$6" ]
+}
+
+# Encryption may finish asynchronously (cryptd): the sender's counters
+# are read once all its records were encrypted and written or dropped.
+tx_queue_overflow()
+{
+	local n=$TX_STALL_DGRAMS cb ca sb d0 dropped want
+
+	in_c 1 nft -f - <<<"$STALL_RULES"
+	cb=$(in_c 1 "$OVPN_CLI" get_peer tun1 11)
+	sb=$(in_srv "$OVPN_CLI" get_peer tun0 1)
+	d0=$(tx_dropped_of)
+	in_c 1 timeout "$(secs 60)" python3 -c "$SEND_DGRAMS" "$n" ||
+		fail "the sender did not get its datagrams out"
+	wait_until link_grew "$(ns 1)" tun1 11 link_tx_packets "$cb" "$n" ||
+		fail "client 1 did not encrypt $n records"
+	dropped=$(($(tx_dropped_of) - d0))
+	ca=$(in_c 1 "$OVPN_CLI" get_peer tun1 11)
+	in_c 1 nft delete table ip ovpn_stall
+	want=$((n - dropped))
+	ktap_note "$n records, $dropped dropped in front of the stalled stream"
+	expect_eq "records encrypted" "$n" \
+		"$(peer_delta link_tx_packets "$cb" "$ca")"
+	[ "$dropped" -gt 0 ] || fail "a stalled stream dropped nothing"
+	wait_for 120 link_grew "$SRV" tun0 1 link_rx_packets "$sb" "$want" ||
+		fail "the server got fewer than $want records"
+	expect_eq "records the server got" "$want" "$(peer_delta \
+		link_rx_packets "$sb" "$(in_srv "$OVPN_CLI" get_peer tun0 1)")"
+	in_c 1 ping -q -c 2 -W 2 5.5.5.1
+}
+
 ovpn_require
 
-ktap_plan 18
+ktap_plan 19
 run_test setup_topology setup_topology
 run_test all_peers_connected all_peers_connected
 run_test install_keys install_keys
@@ -416,6 +481,7 @@ run_test control_passthrough control_passthrough
 run_test many_control_records many_control_records
 run_test split_control_record split_control_record
 run_test parallel_bulk_streams parallel_bulk_streams
+run_noted tx_queue_overflow tx_queue_overflow
 run_test key_rollover key_rollover
 run_test delete_peer_notifies delete_peer_notifies
 run_test keepalive_expiry_mp keepalive_expiry_mp
