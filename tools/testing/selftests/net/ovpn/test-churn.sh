@@ -38,6 +38,10 @@
 # device delete, each of which rebuilds a tunnel; OVPN_CHURN_HEAVY (2) of
 # namespace delete and module reload; OVPN_CHURN_PEERS (32) peers a round;
 # OVPN_CHURN_STREAMS (4) and OVPN_CHURN_RATE (1M, per stream) of iperf3.
+# On a slow kernel (OVPN_SLOW, lib.sh) the traffic is that much lighter:
+# the rate, the pings and the sender.  At full rate the lab's debug kernel
+# spent all its time carrying it, and the churn itself crawled: its
+# warm-up ran for an hour.
 
 source "$(dirname "$0")/lib.sh"
 
@@ -48,7 +52,10 @@ TEARDOWNS=${OVPN_CHURN_TEARDOWNS:-4}
 HEAVY=${OVPN_CHURN_HEAVY:-2}
 NPEERS=${OVPN_CHURN_PEERS:-32}
 STREAMS=${OVPN_CHURN_STREAMS:-4}
-RATE=${OVPN_CHURN_RATE:-1M}
+RATE=${OVPN_CHURN_RATE:-$((1000 / OVPN_SLOW))K}
+# Seconds between pings, and between the sender's bursts of 8 datagrams.
+PING_GAP=$(awk -v f="$OVPN_SLOW" 'BEGIN { print 0.05 * f }')
+SEND_GAP=$(awk -v f="$OVPN_SLOW" 'BEGIN { print 0.01 * f }')
 SRV=ovpn-chs-$$
 VS=ovpn-chvs-$$
 CU=ovpn-chu-$$
@@ -69,6 +76,7 @@ ovpn_workdir
 SENDER='import socket, sys, time
 dsts = ["%s.%d" % (sys.argv[1], int(sys.argv[2]) + i)
         for i in range(int(sys.argv[3]))]
+gap = float(sys.argv[4])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 i = 0
 while True:
@@ -78,7 +86,7 @@ while True:
         except OSError:
             time.sleep(0.1)
         i += 1
-    time.sleep(0.01)'
+    time.sleep(gap)'
 
 # in_ns NS COMMAND...: COMMAND in the network namespace NS.  nsenter, not
 # "ip netns exec", which also remounts /sys: twice the cost under
@@ -372,8 +380,8 @@ iperf_up()
 }
 
 # traffic_up: whatever traffic is not running (its namespace went) starts
-# again: iperf3 and a 20 Hz ping each way through each tunnel, the sender
-# to tun2's peers.
+# again: iperf3 and a 20 Hz ping (PING_GAP) each way through each tunnel,
+# the sender to tun2's peers.
 traffic_up()
 {
 	local t sdev cns crole vns vrole cdev saddr caddr
@@ -386,15 +394,17 @@ traffic_up()
 		fi
 		alive "$TMPDIR/$vrole.ping.log" ||
 			bg_start "$TMPDIR/$vrole.ping.log" nsenter \
-				--net="/run/netns/$vns" ping -q -i 0.05 "$saddr"
+				--net="/run/netns/$vns" ping -q -i "$PING_GAP" \
+				"$saddr"
 		alive "$TMPDIR/vs.ping-$t.log" ||
 			bg_start "$TMPDIR/vs.ping-$t.log" nsenter \
-				--net="/run/netns/$VS" ping -q -i 0.05 "$caddr"
+				--net="/run/netns/$VS" ping -q -i "$PING_GAP" \
+				"$caddr"
 	done
 	alive "$TMPDIR/srv.send.log" ||
 		bg_start "$TMPDIR/srv.send.log" nsenter \
 			--net="/run/netns/$SRV" python3 -c "$SENDER" 100.64.0 \
-			11 "$NPEERS"
+			11 "$NPEERS" "$SEND_GAP"
 }
 
 mp_dev_up()
