@@ -282,7 +282,6 @@ link_json()
 # Helpers of the scripts whose peers live on their own processes' sockets
 # (TCP) and that end by unloading the module.
 
-
 # log_has LOG PATTERN [COUNT]: LOG holds at least COUNT (1) lines matching
 # PATTERN.
 log_has()

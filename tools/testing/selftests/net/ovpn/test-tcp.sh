@@ -424,44 +424,32 @@ STALL_RULES='table ip ovpn_stall {
 	}
 }'
 
-tx_dropped_of() { in_c 1 cat /sys/class/net/tun1/statistics/tx_dropped; }
-
-# link_grew NS IFNAME ID FIELD BEFORE WANT: FIELD of that peer grew by at
-# least WANT since BEFORE.
-link_grew()
-{
-	local now
-
-	now=$(ip netns exec "$1" "$OVPN_CLI" get_peer "$2" "$3") &&
-		[ "$(peer_delta "$4" "$5" "$now")" -ge "$6" ]
-}
-
 # Encryption may finish asynchronously (cryptd): the sender's counters
 # are read once all its records were encrypted and written or dropped.
 tx_queue_overflow()
 {
-	local n=$TX_STALL_DGRAMS cb ca sb d0 dropped want
+	local n=$TX_STALL_DGRAMS c1 tx0 tx1 rx0 d0 dropped want
 
+	c1=$(ns 1)
 	in_c 1 nft -f - <<<"$STALL_RULES"
-	cb=$(in_c 1 "$OVPN_CLI" get_peer tun1 11)
-	sb=$(in_srv "$OVPN_CLI" get_peer tun0 1)
-	d0=$(tx_dropped_of)
+	tx0=$(peer_stat "$c1" tun1 11 link_tx_packets)
+	rx0=$(peer_stat "$SRV" tun0 1 link_rx_packets)
+	d0=$(link_dropped "$c1" tun1 tx)
 	in_c 1 timeout "$(secs 60)" python3 -c "$SEND_DGRAMS" "$n" ||
 		fail "the sender did not get its datagrams out"
-	wait_until link_grew "$(ns 1)" tun1 11 link_tx_packets "$cb" "$n" ||
+	wait_until peer_stat_ge "$c1" tun1 11 link_tx_packets $((tx0 + n)) ||
 		fail "client 1 did not encrypt $n records"
-	dropped=$(($(tx_dropped_of) - d0))
-	ca=$(in_c 1 "$OVPN_CLI" get_peer tun1 11)
+	dropped=$(($(link_dropped "$c1" tun1 tx) - d0))
+	tx1=$(peer_stat "$c1" tun1 11 link_tx_packets)
 	in_c 1 nft delete table ip ovpn_stall
 	want=$((n - dropped))
 	ktap_note "$n records, $dropped dropped in front of the stalled stream"
-	expect_eq "records encrypted" "$n" \
-		"$(peer_delta link_tx_packets "$cb" "$ca")"
+	expect_eq "records encrypted" "$n" $((tx1 - tx0))
 	[ "$dropped" -gt 0 ] || fail "a stalled stream dropped nothing"
-	wait_for 120 link_grew "$SRV" tun0 1 link_rx_packets "$sb" "$want" ||
-		fail "the server got fewer than $want records"
-	expect_eq "records the server got" "$want" "$(peer_delta \
-		link_rx_packets "$sb" "$(in_srv "$OVPN_CLI" get_peer tun0 1)")"
+	wait_for 120 peer_stat_ge "$SRV" tun0 1 link_rx_packets \
+		$((rx0 + want)) || fail "the server got fewer than $want records"
+	expect_eq "records the server got" "$want" \
+		$(($(peer_stat "$SRV" tun0 1 link_rx_packets) - rx0))
 	in_c 1 ping -q -c 2 -W 2 5.5.5.1
 }
 

@@ -130,7 +130,7 @@ replayed_packet()
 		"udp dst port 1194 and udp[8] = 0x49" \
 		>"$TMPDIR/tcpdump.log" 2>&1 &
 	echo $! >"$TMPDIR/tcpdump.pid"
-	wait_until log_has "$TMPDIR/tcpdump.log" 'listening on' || true
+	log_wait "$TMPDIR/tcpdump.log" 'listening on' || true
 	in_cli ping -q -c 3 -i 0.2 -W 2 5.5.5.1
 	wait "$(cat "$TMPDIR/tcpdump.pid")"
 	# Three genuine packets, already accepted once: each replay is refused.

@@ -208,7 +208,7 @@ capture_start()
 	in_c "$c" timeout "$(secs 20)" tcpdump -nni eth0 -c 1 \
 		"udp and udp[8:4] = $word" >"$log" 2>&1 &
 	echo $! >"$log.pid"
-	wait_until log_has "$log" 'listening on'
+	log_wait "$log" 'listening on'
 }
 
 capture_wait()
