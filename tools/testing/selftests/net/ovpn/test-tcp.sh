@@ -373,7 +373,7 @@ keepalive_expiry_p2p()
 # streams from two clients, 8 s; the kernel log must stay clean.
 parallel_bulk_streams()
 {
-	local c i pids= bad
+	local c i pids="" bad
 
 	command -v iperf3 >/dev/null ||
 		{ echo "no iperf3"; return "$KSFT_SKIP"; }
@@ -447,7 +447,8 @@ tx_queue_overflow()
 	expect_eq "records encrypted" "$n" $((tx1 - tx0))
 	[ "$dropped" -gt 0 ] || fail "a stalled stream dropped nothing"
 	wait_for 120 peer_stat_ge "$SRV" tun0 1 link_rx_packets \
-		$((rx0 + want)) || fail "the server got fewer than $want records"
+		$((rx0 + want)) ||
+		fail "the server got fewer than $want records"
 	expect_eq "records the server got" "$want" \
 		$(($(peer_stat "$SRV" tun0 1 link_rx_packets) - rx0))
 	in_c 1 ping -q -c 2 -W 2 5.5.5.1
