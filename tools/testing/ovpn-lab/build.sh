@@ -27,6 +27,8 @@ while getopts "x" opt; do
 	esac
 done
 shift $((OPTIND - 1))
+# getopts stops at the flavour: an option after it would be ignored.
+[ $# -le 1 ] || lab_die "usage: build.sh [-x] [flavour] (options first)"
 
 flavour=${1:-amd64}
 root=$("$LAB_DIR/mkroot.sh")

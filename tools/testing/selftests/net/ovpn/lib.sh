@@ -53,6 +53,13 @@ wait_for()
 # wait_until COMMAND...: COMMAND succeeds within 30 s (secs).
 wait_until() { wait_for 30 "$@"; }
 
+# in_srv COMMAND...: COMMAND in the server's namespace, $SRV; in_cli: in
+# the client's, $CLI, where a script has one.  The scripts name them.
+# shellcheck disable=SC2154 # set by the script that sources this one
+in_srv() { ip netns exec "$SRV" "$@"; }
+# shellcheck disable=SC2154
+in_cli() { ip netns exec "$CLI" "$@"; }
+
 # ktap_plan N: start the KTAP document of a script with N tests.
 ktap_plan()
 {

@@ -42,9 +42,6 @@ COMPLAINTS+='|percpu ref|circular locking|inconsistent lock'
 
 ovpn_workdir
 
-in_srv() { ip netns exec "$SRV" "$@"; }
-in_cli() { ip netns exec "$CLI" "$@"; }
-
 # The churn's peers, in new_multi_peer's format.
 churn_peers()
 {

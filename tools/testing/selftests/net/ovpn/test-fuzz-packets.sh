@@ -48,9 +48,6 @@ TCP_PORT=1195
 FUZZ_PEER=100
 ovpn_workdir
 
-in_srv() { ip netns exec "$SRV" "$@"; }
-in_cli() { ip netns exec "$CLI" "$@"; }
-
 setup_topology()
 {
 	local n peers=$TMPDIR/peers-udp tpeers=$TMPDIR/peers-tcp

@@ -58,7 +58,6 @@ openvpn_workdir
 
 ns() { echo "ovpn-oc$1-$$"; }
 
-in_srv() { ip netns exec "$SRV" "$@"; }
 in_c() { local c=$1; shift; ip netns exec "$(ns "$c")" "$@"; }
 
 # cell N: "server transport cipher client" of client N.

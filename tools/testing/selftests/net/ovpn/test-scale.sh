@@ -27,8 +27,6 @@ C1=ovpn-c1-$$
 
 ovpn_workdir
 
-in_srv() { ip netns exec "$SRV" "$@"; }
-
 # meminfo FIELD: a /proc/meminfo field, in KiB.
 meminfo()
 {

@@ -29,9 +29,6 @@ PORT=1194
 INJ_WAIT=300
 ovpn_workdir
 
-in_srv() { ip netns exec "$SRV" "$@"; }
-in_cli() { ip netns exec "$CLI" "$@"; }
-
 # inj_src N: where injector peer N connects from.
 inj_src()
 {

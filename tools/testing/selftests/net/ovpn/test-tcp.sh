@@ -38,7 +38,6 @@ ovpn_workdir
 
 ns() { echo "ovpn-tc$1-$$"; }
 
-in_srv() { ip netns exec "$SRV" "$@"; }
 in_c() { local c=$1; shift; ip netns exec "$(ns "$c")" "$@"; }
 
 client_transport() { star_transport "$1" "3 4"; }

@@ -30,9 +30,6 @@ cleanup()
 }
 trap cleanup EXIT
 
-in_srv() { ip netns exec "$SRV" "$@"; }
-in_cli() { ip netns exec "$CLI" "$@"; }
-
 setup_topology()
 {
 	ip netns add "$SRV"

@@ -118,7 +118,7 @@ large_mtu()
 {
 	in_a ip link set tun-a mtu 1500
 	in_b ip link set tun-b mtu 1500
-	in_a ping -q -c 3 -i 0.2 -W 2 -M do -s 1472 5.5.6.2
+	in_a ping -q -c 3 -i 0.2 -W 2 -M "do" -s 1472 5.5.6.2
 	in_a ip link set tun-a mtu 1416
 	in_b ip link set tun-b mtu 1416
 }

@@ -38,7 +38,6 @@ cleanup()
 }
 trap cleanup EXIT
 
-in_srv() { ip netns exec "$SRV" "$@"; }
 in_c() { local c=$1; shift; ip netns exec "$(ns "$c")" "$@"; }
 
 client_transport()
