@@ -11,6 +11,9 @@
 # and the reports are kept in $OVPN_LAB_OUT/kmemleak.txt.
 #
 # Usage: guest-selftests.sh SCRIPT...
+#   A SCRIPT without a directory is one of the ovpn selftests: the whole
+#   guest command travels on the kernel command line, which holds 2048
+#   bytes, and the full paths of every selftest do not fit in it.
 # Writes $OVPN_LAB_OUT/summary: "<passed> <failed> <skipped>", and gives
 # each script $OVPN_LOG_DIR, $OVPN_LAB_OUT/<script>-logs, for the logs of
 # the daemons it runs.
@@ -66,7 +69,9 @@ kmemleak_scan()
 	fi
 }
 
+selftests=tools/testing/selftests/net/ovpn
 for script in "$@"; do
+	[[ $script == */* ]] || script=$selftests/$script
 	name=$(basename "$script" .sh)
 	ktap=$OVPN_LAB_OUT/$name.ktap
 	echo "# ---- $name"
