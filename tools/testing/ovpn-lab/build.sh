@@ -10,7 +10,8 @@
 #   (kdebug.sh)
 #   -x: the selftests' variant whose new keys have 15 packet ids left
 #   (OVPN_PKTID_XMIT_START, pktid.c), into .build/<kernel release>-pktid-end
-# Prints the path of the built module, relative to the repository.
+# Builds into .build/<kernel release>, or .build/<flavour>-<release> for a
+# debug kernel, and prints the module's path, relative to the repository.
 
 . "$(dirname "$0")/common.sh"
 
@@ -34,7 +35,11 @@ flavour=${1:-amd64}
 root=$("$LAB_DIR/mkroot.sh")
 lab_kernel "$root" "$flavour"
 kver=$lab_kernel_release
+# The two debug kernels share one release string, with no flavour in it:
+# each needs a directory of its own, or make links one's objects for the
+# other.
 out=.build/$kver$suffix
+lab_is_debug "$flavour" && out=.build/$flavour-$kver$suffix
 log=$REPO_DIR/$out/build.log
 
 mkdir -p "$REPO_DIR/$out"
