@@ -28,7 +28,7 @@ OVPN_SRV_CIPHERS=AES-256-GCM:CHACHA20-POLY1305
 # How long an instance may take to come up or a tunnel to change, in
 # seconds: TLS under emulation is slow, and many instances may come up at
 # once.
-OVPN_UP_WAIT=120
+OVPN_UP_WAIT=$(secs 120)
 
 # openvpn_workdir: ovpn_workdir; at exit, once every process is gone,
 # openvpn's logs are copied to $OVPN_LOG_DIR if it is set.

@@ -49,11 +49,14 @@ CELLS="
 "
 # Roles of some clients in the tests after the matrix.
 C_FLOAT=1	# UDP, DCO at both ends: moves to 10.10.1.3, then leaves
-C_RENEG=2	# renegotiates every 10 s
+C_RENEG=2	# renegotiates every RENEG_SEC s
 C_PING=9	# its own --ping 3 --ping-restart 17, with a userspace server
 C_TCP_EXIT=6	# TCP, DCO at both ends: leaves
 C_KILLED=4	# userspace client of a DCO server: killed
-RENEG_SEC=10
+# Ten seconds, stretched on a slow kernel (OVPN_SLOW): there a TLS
+# handshake takes most of ten seconds, and the renegotiations would
+# overlap before the test could see one complete.
+RENEG_SEC=$(secs 10)
 openvpn_workdir
 
 ns() { echo "ovpn-oc$1-$$"; }
@@ -138,7 +141,6 @@ setup_topology()
 		link_up "$SRV" "veth$c" "10.10.$c.1" "fd00:$c::1"
 		link_up "$(ns "$c")" eth0 "10.10.$c.2" "fd00:$c::2"
 	done
-	iperf_server "$SRV" "$IPERF_PORT"
 }
 
 servers_up()
@@ -223,6 +225,10 @@ clients_up()
 			ovpn_uses_tun "c$c" "$(ns "$c")" vpn0
 		fi
 	done
+	# The cells' iperf3 server starts only now: its first test times out
+	# (--rcv-timeout, 120 s) counting from when it began to listen, and on
+	# a debug kernel the clients take longer than that to come up.
+	iperf_server "$SRV" "$IPERF_PORT"
 }
 
 # key_is NS DEV PEER_LINE CIPHER: the primary key of that peer uses CIPHER.
@@ -389,7 +395,8 @@ renegotiation_under_pings()
 
 	id=$(peer_val id "$(srv_peer "$c")")
 	old=$(key_id "$SRV" dcoudp "$id" primary)
-	bg_start "$log" ip netns exec "$(ns "$c")" ping -i 0.2 -c 1000 -W 5 \
+	bg_start "$log" ip netns exec "$(ns "$c")" ping -i 0.2 \
+		-c $((1000 * OVPN_SLOW)) -W 5 \
 		"$(server_vpn dcoudp)"
 	ovpn_wait renegotiated "$id" "$old" || {
 		echo "server: $(slots "$SRV" dcoudp "$id")," \
