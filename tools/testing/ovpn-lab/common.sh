@@ -95,8 +95,8 @@ lab_chroot_tree()
 }
 
 # The selftest scripts, in the order of the Makefile's TEST_PROGS, by name
-# alone: guest-selftests.sh finds them, and the guest's command, which
-# travels on the kernel command line, stays short.
+# alone, as guest-selftests.sh takes them: the guest command's limit
+# (boot.sh) has no room for every full path.
 lab_selftests()
 {
 	local dir=tools/testing/selftests/net/ovpn

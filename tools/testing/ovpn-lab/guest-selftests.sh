@@ -11,9 +11,8 @@
 # and the reports are kept in $OVPN_LAB_OUT/kmemleak.txt.
 #
 # Usage: guest-selftests.sh SCRIPT...
-#   A SCRIPT without a directory is one of the ovpn selftests: the whole
-#   guest command travels on the kernel command line, which holds 2048
-#   bytes, and the full paths of every selftest do not fit in it.
+#   A SCRIPT without a directory is one of the ovpn selftests: short
+#   names keep the guest command within its limit (boot.sh).
 # Writes $OVPN_LAB_OUT/summary: "<passed> <failed> <skipped>", and gives
 # each script $OVPN_LOG_DIR, $OVPN_LAB_OUT/<script>-logs, for the logs of
 # the daemons it runs.

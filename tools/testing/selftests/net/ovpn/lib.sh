@@ -9,8 +9,9 @@
 #   OVPN_CLI  path of ovpn-cli; ./ovpn-cli next to the scripts if unset
 #   OVPN_SLOW how many times slower than usual this kernel runs (1): the
 #             lab sets 10 on its debug kernels (KASAN, lockdep, kmemleak
-#             under emulation).  Waits and ping deadlines scale with it;
-#             nothing else does, no count or bound a test checks.
+#             under emulation).  Waits and ping deadlines scale with it,
+#             and test-churn's load (its traffic and its rounds) shrinks;
+#             no bound a test checks changes.
 
 set -u
 
@@ -27,11 +28,14 @@ ktap_skipped=0
 # secs N: N seconds of a wait or a deadline, scaled by OVPN_SLOW.
 secs() { echo $(($1 * OVPN_SLOW)); }
 
+# on_slow USUAL SLOW: SLOW on a slow kernel (OVPN_SLOW above 1), else USUAL.
+on_slow() { if [ "$OVPN_SLOW" -gt 1 ]; then echo "$2"; else echo "$1"; fi; }
+
 # burst: the ping option of a burst whose every reply must come back:
 # a flood, or on a slow kernel one probe in flight at a time (adaptive):
 # there a flood outruns what the kernel can carry, and a datagram that
 # loses one of its fragments is lost.
-burst() { if [ "$OVPN_SLOW" -gt 1 ]; then echo -A; else echo -f; fi; }
+burst() { on_slow -f -A; }
 
 # wait_for SECONDS COMMAND...: COMMAND succeeds within SECONDS (secs),
 # tried every 0.1 s.  A readiness poll, not a fixed delay: under
