@@ -11,7 +11,10 @@
 # guest needs no module but ovpn.ko, and turns on the debugging that
 # catches reference and teardown bugs:
 # - KASAN (generic, inline);
-# - lockdep: PROVE_LOCKING, which brings PROVE_RCU;
+# - lockdep: PROVE_LOCKING, which brings PROVE_RCU, with its tables four
+#   times their default size: the whole suite on debug-rt filled the lock
+#   chains' (MAX_LOCKDEP_CHAIN_HLOCKS) half-way through, and lockdep turns
+#   itself off for the rest of the boot when a table is full;
 # - DEBUG_ATOMIC_SLEEP, and DEBUG_PREEMPT under full preemption, which
 #   catches this_cpu_*() from preemptible context;
 # - kmemleak, on from boot;
@@ -61,6 +64,8 @@ selftest_needs="--enable TUN --enable PACKET --enable NET_NS
 debugging="--enable EXPERT --enable DEBUG_KERNEL --enable DEBUG_PREEMPT
 	--enable KASAN --enable KASAN_GENERIC --enable KASAN_INLINE
 	--enable PROVE_LOCKING --enable DEBUG_ATOMIC_SLEEP
+	--set-val LOCKDEP_BITS 17 --set-val LOCKDEP_CHAINS_BITS 18
+	--set-val LOCKDEP_STACK_TRACE_BITS 23
 	--enable DEBUG_KMEMLEAK --disable DEBUG_KMEMLEAK_DEFAULT_OFF
 	--set-val DEBUG_KMEMLEAK_MEM_POOL_SIZE 40000
 	--enable DEBUG_OBJECTS --enable DEBUG_OBJECTS_WORK
@@ -69,6 +74,7 @@ debugging="--enable EXPERT --enable DEBUG_KERNEL --enable DEBUG_PREEMPT
 	--enable DEBUG_LIST --enable DEBUG_NET"
 # Options that must come out built in, or the recipe is broken.
 required="KASAN PROVE_LOCKING PROVE_RCU DEBUG_ATOMIC_SLEEP DEBUG_PREEMPT
+	LOCKDEP_BITS=17 LOCKDEP_CHAINS_BITS=18 LOCKDEP_STACK_TRACE_BITS=23
 	DEBUG_KMEMLEAK DEBUG_OBJECTS_WORK DEBUG_OBJECTS_TIMERS
 	DEBUG_OBJECTS_RCU_HEAD DEBUG_OBJECTS_PERCPU_COUNTER DEBUG_LIST
 	DEBUG_NET TUN PACKET VETH NF_TABLES_IPV4"
@@ -99,7 +105,18 @@ else
 	lab_log "building the $variant kernel from $srcpkg $version" \
 		"(tens of minutes)"
 	rm -rf "$tree" "$tree.tmp"
-	cp -a "$root/usr/src/$srcpkg" "$tree.tmp"
+	# A tree built for the same variant and source version under another
+	# configuration is a head start: reconfigured, kbuild rebuilds only
+	# the objects that depend on the options that changed.
+	prev=$(ls -d "$OVPN_LAB_CACHE/k$variant-$version-"*/.ovpn-lab-ready \
+		2>/dev/null | tail -n1)
+	if [ -n "$prev" ]; then
+		cp -a "$(dirname "$prev")" "$tree.tmp"
+		rm -f "$tree.tmp/.ovpn-lab-ready" \
+			"$tree.tmp/.ovpn-lab-configured"
+	else
+		cp -a "$root/usr/src/$srcpkg" "$tree.tmp"
+	fi
 	cp "$fragment" "$tree.tmp/.ovpn-selftests.config"
 	: >"$log"
 fi
