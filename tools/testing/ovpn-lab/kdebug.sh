@@ -108,10 +108,14 @@ else
 	# A tree built for the same variant and source version under another
 	# configuration is a head start: reconfigured, kbuild rebuilds only
 	# the objects that depend on the options that changed.
-	prev=$(ls -d "$OVPN_LAB_CACHE/k$variant-$version-"*/.ovpn-lab-ready \
-		2>/dev/null | tail -n1)
+	# (A loop, not ls: on a cold cache the glob matches nothing, and a
+	# failing ls would end this script, under errexit, without a word.)
+	prev=
+	for ready in "$OVPN_LAB_CACHE/k$variant-$version-"*/.ovpn-lab-ready; do
+		[ -e "$ready" ] && prev=${ready%/.ovpn-lab-ready}
+	done
 	if [ -n "$prev" ]; then
-		cp -a "$(dirname "$prev")" "$tree.tmp"
+		cp -a "$prev" "$tree.tmp"
 		rm -f "$tree.tmp/.ovpn-lab-ready" \
 			"$tree.tmp/.ovpn-lab-configured"
 	else
