@@ -47,6 +47,8 @@ fi
 
 root=$("$LAB_DIR/mkroot.sh")
 lab_kernel "$root" "$flavour"
+# Every selftest skips without the netlink client.
+"$LAB_DIR/build-cli.sh" >/dev/null
 kver=$lab_kernel_release
 
 set +e
