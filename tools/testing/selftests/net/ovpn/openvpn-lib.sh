@@ -308,18 +308,27 @@ iperf_server()
 }
 
 # iperf_run NS ADDR PORT SECS JSON [ARGS...]: an iperf3 client in NS
-# sending to ADDR:PORT for SECS seconds, its JSON report in JSON.
+# sending to ADDR:PORT for SECS seconds, its JSON report in JSON.  The
+# run may take a minute more than SECS (connecting, exchanging results),
+# stretched on a slow kernel: on debug-rt one run outlasted the bare
+# minute and was killed, leaving no report to say why it failed.
 iperf_run()
 {
 	local ns=$1 addr=$2 port=$3 secs=$4 json=$5
+	local limit=$((secs + $(secs 60))) rc=0
 
 	shift 5
-	ip netns exec "$ns" timeout $((secs + 60)) iperf3 -c "$addr" \
+	ip netns exec "$ns" timeout "$limit" iperf3 -c "$addr" \
 		-p "$port" -t "$secs" --connect-timeout 10000 -J "$@" \
-		>"$json" || {
+		>"$json" || rc=$?
+	case $rc in
+	0) ;;
+	124) fail "iperf3 to $addr:$port did not end within $limit s" ;;
+	*)
 		jq -r '.error // empty' "$json" 2>/dev/null
-		fail "iperf3 to $addr:$port failed"
-	}
+		fail "iperf3 to $addr:$port failed (exit status $rc)"
+		;;
+	esac
 }
 
 # iperf_mbits JSON: the Mbit/s the receiver of a run got, one decimal.
