@@ -21,7 +21,6 @@ passed=0
 failed=0
 t0=$(date +%s)
 
-"$LAB_DIR/build-cli.sh" >/dev/null
 for flavour in $flavours; do
 	t=$(date +%s)
 	log=$REPO_DIR/.build/reliability-$flavour.log
