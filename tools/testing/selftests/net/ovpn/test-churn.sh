@@ -1095,13 +1095,16 @@ netns_count_start()
 # that kept a reference to it).
 netns_freed()
 {
-	local n0 n i
+	local n0 n i=0 end=$((EPOCHSECONDS + $(secs 60)))
 
+	# A deadline, not a count of readings: each reading shrinks every
+	# slab cache, which takes seconds on a debug kernel.
 	read -r n0 <"$TMPDIR/netns"
-	for i in $(seq 0 $(($(secs 60) - 1))); do
-		((i % 5)) || netns_cycle
+	while :; do
+		((i++ % 5)) || netns_cycle
 		n=$(netns_objects)
 		[ "$n" -le "$n0" ] && return 0
+		[ "$EPOCHSECONDS" -lt "$end" ] || break
 		sleep 1
 	done
 	fail "$n network namespaces exist, $n0 at the start"
@@ -1178,7 +1181,7 @@ ncpus_possible()
 memory_back_to_baseline()
 {
 	local p0 s0 o0 k0 n0 p s o k rounds peers ncpus ok=
-	local leak_k leak_o leak_p bound_o bound_p
+	local leak_k leak_o leak_p bound_o bound_p end
 
 	read -r p0 s0 o0 k0 n0 <"$TMPDIR/baseline"
 	netns_freed
@@ -1190,13 +1193,15 @@ memory_back_to_baseline()
 	leak_p=$((peers * PEER_PERCPU * ncpus / 1024))
 	bound_o=$((leak_o / 2))
 	bound_p=$((4 * 4 * ncpus))
-	for _ in $(seq "$(secs 60)"); do
+	end=$((EPOCHSECONDS + $(secs 60)))
+	while :; do
 		read -r p s o k <<<"$(mem_now)"
 		if [ $((o - o0)) -le "$bound_o" ] &&
 		   [ $((p - p0)) -le "$bound_p" ]; then
 			ok=1
 			break
 		fi
+		[ "$EPOCHSECONDS" -lt "$end" ] || break
 		sleep 1
 	done
 	ktap_note "kmalloc objects in use: baseline $k0 KiB, now $k KiB" \
