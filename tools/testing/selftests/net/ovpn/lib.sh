@@ -42,15 +42,19 @@ burst() { on_slow -f -A; }
 # emulation everything is slow.  The bound is the clock's, not a count of
 # tries: on a debug kernel one try can take a second, and a count of them
 # stretched a 300 s wait to most of an hour.
-wait_for()
-{
-	local end=$((SECONDS + $(secs "$1")))
+wait_for() { wait_every 0.1 "$@"; }
 
-	shift
+# wait_every GAP SECONDS COMMAND...: as wait_for, tried every GAP seconds,
+# for a COMMAND that is itself costly to run.
+wait_every()
+{
+	local gap=$1 end=$((SECONDS + $(secs "$2")))
+
+	shift 2
 	while :; do
 		"$@" && return 0
 		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.1
+		sleep "$gap"
 	done
 }
 

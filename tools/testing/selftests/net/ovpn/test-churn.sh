@@ -1095,19 +1095,21 @@ netns_count_start()
 # that kept a reference to it).
 netns_freed()
 {
-	local n0 n i=0 end=$((EPOCHSECONDS + $(secs 60)))
+	local n0 n i=0
 
-	# A deadline, not a count of readings: each reading shrinks every
-	# slab cache, which takes seconds on a debug kernel.
+	# Read once a second: each reading shrinks every slab cache.
 	read -r n0 <"$TMPDIR/netns"
-	while :; do
-		((i++ % 5)) || netns_cycle
-		n=$(netns_objects)
-		[ "$n" -le "$n0" ] && return 0
-		[ "$EPOCHSECONDS" -lt "$end" ] || break
-		sleep 1
-	done
+	wait_every 1 60 netns_at_most "$n0" && return 0
 	fail "$n network namespaces exist, $n0 at the start"
+}
+
+# netns_at_most N: netns_freed's reading, into its n, with a netns_cycle
+# every fifth one (its i): no more than N namespaces exist.
+netns_at_most()
+{
+	((i++ % 5)) || netns_cycle
+	n=$(netns_objects)
+	[ "$n" -le "$1" ]
 }
 
 # The baseline, once the teardown of the warm-up settled: its namespaces
@@ -1178,10 +1180,18 @@ ncpus_possible()
 #   the rest of the kernel moves them too, by 24 KiB in a run with no
 #   leak, about what a peer leaked every round would cost.  kmemleak, on
 #   the debug kernels, finds single objects.
+# memory_within_bounds: memory_back_to_baseline's reading, into its p, s,
+# o and k: slab objects and Percpu within its bounds.
+memory_within_bounds()
+{
+	read -r p s o k <<<"$(mem_now)"
+	[ $((o - o0)) -le "$bound_o" ] && [ $((p - p0)) -le "$bound_p" ]
+}
+
 memory_back_to_baseline()
 {
 	local p0 s0 o0 k0 n0 p s o k rounds peers ncpus ok=
-	local leak_k leak_o leak_p bound_o bound_p end
+	local leak_k leak_o leak_p bound_o bound_p
 
 	read -r p0 s0 o0 k0 n0 <"$TMPDIR/baseline"
 	netns_freed
@@ -1193,17 +1203,7 @@ memory_back_to_baseline()
 	leak_p=$((peers * PEER_PERCPU * ncpus / 1024))
 	bound_o=$((leak_o / 2))
 	bound_p=$((4 * 4 * ncpus))
-	end=$((EPOCHSECONDS + $(secs 60)))
-	while :; do
-		read -r p s o k <<<"$(mem_now)"
-		if [ $((o - o0)) -le "$bound_o" ] &&
-		   [ $((p - p0)) -le "$bound_p" ]; then
-			ok=1
-			break
-		fi
-		[ "$EPOCHSECONDS" -lt "$end" ] || break
-		sleep 1
-	done
+	wait_every 1 60 memory_within_bounds && ok=1
 	ktap_note "kmalloc objects in use: baseline $k0 KiB, now $k KiB" \
 		"($((k - k0)) KiB, not checked); a peer leaked in each of" \
 		"$rounds rounds: $leak_k KiB"
