@@ -1055,9 +1055,9 @@ slab_growth()
 	done
 }
 
-# odebug_in_use: DEBUG_OBJECTS' records of live objects (timers, works,
-# rcu_heads, percpu_counters) and those it keeps for reuse, where the
-# kernel has it.
+# odebug_in_use: how many records DEBUG_OBJECTS counts in use (for
+# timers, works, rcu_heads, percpu_counters) and keeps for reuse, where
+# the kernel has it.
 odebug_in_use()
 {
 	local f=/sys/kernel/debug/debug_objects/stats
@@ -1134,6 +1134,20 @@ netns_at_most()
 	[ "$n" -le "$1" ]
 }
 
+# percpu_steady: take_baseline's reading, into its p, s, o and k, and its
+# count of readings in a row with the same Percpu (same, last): three.
+percpu_steady()
+{
+	read -r p s o k <<<"$(mem_now "$TMPDIR/slab.base")"
+	if [ "$p" = "$last" ]; then
+		same=$((same + 1))
+	else
+		same=0
+	fi
+	last=$p
+	[ "$same" -ge 2 ]
+}
+
 # The baseline, once the teardown of the warm-up settled: its namespaces
 # freed, then per-CPU memory (populated percpu pages, freed by a
 # background balance work) unchanged for three readings a second apart,
@@ -1144,17 +1158,7 @@ take_baseline()
 
 	teardown
 	netns_freed
-	for _ in $(seq "$(secs 60)"); do
-		read -r p s o k <<<"$(mem_now "$TMPDIR/slab.base")"
-		if [ "$p" = "$last" ]; then
-			same=$((same + 1))
-			[ "$same" -ge 2 ] && break
-		else
-			same=0
-		fi
-		last=$p
-		sleep 1
-	done
+	wait_every 1 60 percpu_steady || true
 	echo "$p $s $o $k $(count_of peers_added)" >"$TMPDIR/baseline"
 	odebug_in_use >"$TMPDIR/odebug"
 	ktap_note "baseline: Percpu $p KiB, SUnreclaim $s KiB, slab objects" \
