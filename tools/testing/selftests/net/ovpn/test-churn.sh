@@ -1035,7 +1035,7 @@ mem_now()
 }
 
 # slab_growth BEFORE AFTER: the three caches of slab_caches files that
-# grew most, each with a few of the caches merged into it.
+# grew most, each with up to three of the names merged into it, if any.
 slab_growth()
 {
 	local n c a names
@@ -1050,8 +1050,8 @@ slab_growth()
 				names="$names ${a##*/}"
 		done
 		# shellcheck disable=SC2086 # the first few
-		names=$(printf '%s ' $names | cut -d' ' -f1-3)
-		echo "$c ($names) +$((n / 1024)) KiB;"
+		names=$(echo $names | cut -d' ' -f1-3)
+		echo "$c${names:+ ($names)} +$((n / 1024)) KiB;"
 	done
 }
 
