@@ -61,6 +61,21 @@ wait_every()
 # wait_until COMMAND...: COMMAND succeeds within 30 s (secs).
 wait_until() { wait_for 30 "$@"; }
 
+# tcp_listening NETNS FIRST [LAST]: true once a TCP socket in namespace
+# NETNS listens on every port from FIRST to LAST (default FIRST), so that
+# a server started in the background is ready for its clients.  nsenter,
+# not "ip netns exec": the latter also remounts /sys, twice the cost of a
+# try under emulation.
+tcp_listening()
+{
+	local port
+
+	for port in $(seq "$2" "${3:-$2}"); do
+		nsenter --net="/run/netns/$1" ss -Hltn "sport = :$port" |
+			grep -q . || return 1
+	done
+}
+
 # in_srv COMMAND...: COMMAND in the server's namespace, $SRV; in_cli: in
 # the client's, $CLI, where a script has one.  The scripts name them.
 # shellcheck disable=SC2154 # set by the script that sources this one

@@ -368,8 +368,6 @@ tunnel_up()
 		fail "tunnel $1 carries no ping"
 }
 
-iperf_listening() { in_ns "$VS" ss -Hltn "sport = :$1" | grep -q .; }
-
 # iperf_up u|t: the iperf3 server and client of a tunnel, (re)started
 # together: a server whose client vanished may wait for it long.
 iperf_up()
@@ -382,7 +380,8 @@ iperf_up()
 	proc_stop "$TMPDIR/vs.iperf-$1.log"
 	bg_start "$TMPDIR/vs.iperf-$1.log" nsenter --net="/run/netns/$VS" \
 		iperf3 -s -p "$port"
-	wait_until iperf_listening "$port" || fail "iperf3 does not listen"
+	wait_until tcp_listening "$VS" "$port" ||
+		fail "iperf3 does not listen"
 	bg_start "$TMPDIR/$vrole.iperf.log" nsenter --net="/run/netns/$vns" \
 		iperf3 -c "$saddr" -p "$port" -P "$STREAMS" -b "$RATE" \
 		-t 3600 -i 0

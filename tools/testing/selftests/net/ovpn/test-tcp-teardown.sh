@@ -142,15 +142,14 @@ client_netns_deleted()
 	wait_until veth_gone 4 || fail "client 4's namespace does not go"
 }
 
-iperf_listening() { in_c 3 ss -Hltn 'sport = :5201' | grep -q .; }
-
 # bulk_start LOG: a bulk transfer from the server to client 3 in the
 # background: iperf3 where there is one, else a flood of large pings.
 bulk_start()
 {
 	if command -v iperf3 >/dev/null; then
 		bg_start "$1.srv" ip netns exec "$(ns 3)" iperf3 -s -1
-		wait_until iperf_listening || fail "iperf3 does not listen"
+		wait_until tcp_listening "$(ns 3)" 5201 ||
+			fail "iperf3 does not listen"
 		bg_start "$1" ip netns exec "$SRV" iperf3 -c fd00:5::4 -t 600
 	else
 		bg_start "$1" ip netns exec "$SRV" ping -6 -q -f -l 16 -s 1400 \

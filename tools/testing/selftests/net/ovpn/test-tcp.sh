@@ -374,14 +374,6 @@ keepalive_expiry_p2p()
 # socket, which drains slowly on a slow kernel: there one of them has
 # moved nothing in 8 s, so there the streams run for 30 s.  What each
 # moved is printed.
-bulk_listening()
-{
-	local n
-
-	n=$(in_srv ss -Hltn 'sport >= :5301 and sport <= :5304' | wc -l)
-	[ "$n" = 4 ]
-}
-
 parallel_bulk_streams()
 {
 	local c i t bytes bad pids=()
@@ -393,7 +385,8 @@ parallel_bulk_streams()
 	for i in 1 2 3 4; do
 		in_srv iperf3 -s -D -1 -p $((5300 + i))
 	done
-	wait_until bulk_listening || fail "iperf3 does not listen"
+	wait_until tcp_listening "$SRV" 5301 5304 ||
+		fail "iperf3 does not listen"
 	for i in 1 2 3 4; do
 		c=$(((i - 1) / 2 + 1))
 		in_c "$c" timeout "$(secs 60)" iperf3 -c 5.5.5.1 \
@@ -408,7 +401,8 @@ parallel_bulk_streams()
 		fail "stream $i failed"
 	done
 	for i in 1 2 3 4; do
-		bytes=$(jq -e '.end.sum_received.bytes' "$TMPDIR/bulk$i.json") ||
+		bytes=$(jq -e '.end.sum_received.bytes' \
+			"$TMPDIR/bulk$i.json") ||
 			fail "stream $i: no result from iperf3"
 		ktap_note "stream $i: $bytes bytes received in $t s"
 		[ "$bytes" -gt 0 ] || fail "stream $i moved nothing"
