@@ -372,12 +372,12 @@ keepalive_expiry_p2p()
 # streams from two clients; the kernel log must stay clean and every
 # stream must move data.  Two streams share each client's transport
 # socket.  On debug-rt that socket carried 44 to 96 KB/s, and unbounded
-# senders overran it: the queue in front of it tail-drops, and
-# one stream (once iperf3's control connection) was starved for the
-# whole run.  On a slow kernel each stream is held to 64 kbit/s, under
-# what the socket carries, for 30 s; ACKs still clock records out from
-# softirq beside the senders' own sendmsg().  Elsewhere the streams run
-# unbounded for 8 s.  What each moved is printed.
+# senders overran it: the queue in front of it tail-drops, and one stream
+# (once iperf3's control connection) was starved for the whole run.  On a
+# slow kernel each stream is held to 64 kbit/s, under what the socket
+# carries, for 30 s; ACKs still clock records out from softirq beside the
+# senders' own sendmsg().  Elsewhere the streams run unbounded for 8 s.
+# What each moved is printed.
 parallel_bulk_streams()
 {
 	local c i t rate bytes bad pids=()
