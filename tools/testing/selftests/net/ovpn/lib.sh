@@ -61,18 +61,27 @@ wait_every()
 # wait_until COMMAND...: COMMAND succeeds within 30 s (secs).
 wait_until() { wait_for 30 "$@"; }
 
+# in_netns NETNS COMMAND...: COMMAND in the network namespace NETNS.
+# nsenter, not "ip netns exec": the latter also remounts /sys, which
+# doubles the cost of a short command under emulation.  Not for a command
+# started in the background: $! would name a subshell, not COMMAND.
+in_netns()
+{
+	local ns=$1
+
+	shift
+	nsenter --net="/run/netns/$ns" "$@"
+}
+
 # tcp_listening NETNS FIRST [LAST]: true once a TCP socket in namespace
 # NETNS listens on every port from FIRST to LAST (default FIRST), so that
-# a server started in the background is ready for its clients.  nsenter,
-# not "ip netns exec": the latter also remounts /sys, twice the cost of a
-# try under emulation.
+# a server started in the background is ready for its clients.
 tcp_listening()
 {
 	local port
 
 	for port in $(seq "$2" "${3:-$2}"); do
-		nsenter --net="/run/netns/$1" ss -Hltn "sport = :$port" |
-			grep -q . || return 1
+		in_netns "$1" ss -Hltn "sport = :$port" | grep -q . || return 1
 	done
 }
 

@@ -91,18 +91,7 @@ while True:
         i += 1
     time.sleep(gap)'
 
-# in_ns NS COMMAND...: COMMAND in the network namespace NS.  nsenter, not
-# "ip netns exec", which also remounts /sys: twice the cost under
-# emulation, where this test spends its time starting processes.
-in_ns()
-{
-	local ns=$1
-
-	shift
-	nsenter --net="/run/netns/$ns" "$@"
-}
-
-cli() { local ns=$1; shift; in_ns "$ns" "$OVPN_CLI" "$@"; }
+cli() { local ns=$1; shift; in_netns "$ns" "$OVPN_CLI" "$@"; }
 
 # tunnel_vars u|t: set the caller's sdev, cns, crole, vns, vrole, cdev,
 # saddr and caddr to, of the UDP or the TCP tunnel: the server device, the
@@ -270,7 +259,7 @@ net_up()
 	for ns in "$SRV" "$VS" "$CU" "$VU" "$CT" "$VT"; do
 		[ -e "/run/netns/$ns" ] && continue
 		ns_add "$ns"
-		in_ns "$ns" sysctl -qw net.ipv4.tcp_orphan_retries=2
+		in_netns "$ns" sysctl -qw net.ipv4.tcp_orphan_retries=2
 	done
 	link_exists "$SRV" veth1 ||
 		veth_pair "$SRV" veth1 10.10.1.1 "$CU" eth0 10.10.1.2
@@ -364,7 +353,7 @@ tunnel_up()
 	fi
 	keys_both "$VS" "$sdev" "$vns" "$cdev" primary 1
 	echo 1 >"$TMPDIR/kid.$1"
-	in_ns "$vns" ping -q -c 1 -w "$(secs 10)" "$saddr" >/dev/null ||
+	in_netns "$vns" ping -q -c 1 -w "$(secs 10)" "$saddr" >/dev/null ||
 		fail "tunnel $1 carries no ping"
 }
 
@@ -435,10 +424,10 @@ everything_up()
 # has its one peer, the churn device none.
 all_sane()
 {
-	in_ns "$VU" ping -q -c 1 -w "$(secs 10)" 5.5.5.1 >/dev/null
-	in_ns "$VT" ping -q -c 1 -w "$(secs 10)" 5.5.6.1 >/dev/null
-	in_ns "$VS" ping -q -c 1 -w "$(secs 10)" 5.5.5.2 >/dev/null
-	in_ns "$VS" ping -q -c 1 -w "$(secs 10)" 5.5.6.2 >/dev/null
+	in_netns "$VU" ping -q -c 1 -w "$(secs 10)" 5.5.5.1 >/dev/null
+	in_netns "$VT" ping -q -c 1 -w "$(secs 10)" 5.5.6.1 >/dev/null
+	in_netns "$VS" ping -q -c 1 -w "$(secs 10)" 5.5.5.2 >/dev/null
+	in_netns "$VS" ping -q -c 1 -w "$(secs 10)" 5.5.6.2 >/dev/null
 	expect_eq "peers of tun0" 1 "$(count_peers "$VS" tun0)"
 	expect_eq "peers of tun1" 1 "$(count_peers "$VS" tun1)"
 	expect_eq "peers of tun2" 0 "$(count_peers "$SRV" tun2)"
@@ -643,7 +632,7 @@ set_round()
 	grep -q " vpn4=5.5.5.$a vpn6=fd00:5::$a " <<<"$before" ||
 		fail "not rehashed: $before"
 	# One datagram, sent and forgotten: the client drops it.
-	in_ns "$VS" bash -c "echo >/dev/udp/5.5.5.$a/9"
+	in_netns "$VS" bash -c "echo >/dev/udp/5.5.5.$a/9"
 	after=$(srv_peer_u)
 	expect_eq "packets through peer 1 as 5.5.5.$a" 1 \
 		"$(($(field link_tx_packets "$after") - \
@@ -934,7 +923,7 @@ tcp_quiet()
 	local ns
 
 	for ns in "$@"; do
-		! in_ns "$ns" ss -Htn state established state syn-sent \
+		! in_netns "$ns" ss -Htn state established state syn-sent \
 			state fin-wait-1 state close-wait state last-ack \
 			state closing | grep -q . || return 1
 	done
@@ -949,7 +938,7 @@ tcp_settle()
 
 	wait_for 150 tcp_quiet "$@" && return 0
 	for ns in "$@"; do
-		echo "$ns: $(in_ns "$ns" ss -Htn | tr '\n' ';')"
+		echo "$ns: $(in_netns "$ns" ss -Htn | tr '\n' ';')"
 	done
 	fail "TCP still open"
 }
