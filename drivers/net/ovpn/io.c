@@ -14,6 +14,7 @@
 
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
+#include <linux/unaligned.h>
 #include <net/gro_cells.h>
 #include <net/gso.h>
 #include <net/ip.h>
@@ -129,7 +130,7 @@ void ovpn_decrypt_post(void *data, int ret)
 	}
 
 	/* Authentic: only now may it move the replay window. */
-	pktid = be32_to_cpu(*(__be32 *)(skb->data + OVPN_OPCODE_SIZE));
+	pktid = get_unaligned_be32(skb->data + OVPN_OPCODE_SIZE);
 	if (unlikely(ovpn_pktid_recv(&ks->pid_recv, pktid))) {
 		net_dbg_ratelimited("%s: peer %u: packet id %u refused\n",
 				    netdev_name(peer->ovpn->dev), peer->id,

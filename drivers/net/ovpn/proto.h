@@ -27,6 +27,7 @@
 
 #include <linux/bitfield.h>
 #include <linux/skbuff.h>
+#include <linux/unaligned.h>
 
 /* Opcode, key id and peer id share the first 32-bit word. */
 #define OVPN_OPCODE_SIZE	4
@@ -74,10 +75,14 @@ static inline __be32 ovpn_opcode_compose(u8 opcode, u8 key_id, u32 peer_id)
 			   FIELD_PREP(OVPN_PEER_ID_MASK, peer_id));
 }
 
-/* Read the first word of an OpenVPN packet at @offset; it must be there. */
+/*
+ * Read the first word of an OpenVPN packet at @offset; it must be there.
+ * The packet follows a UDP header behind NET_IP_ALIGN, or starts a TCP
+ * record anywhere: the word is not aligned.
+ */
 static inline u32 ovpn_opcode_word(const struct sk_buff *skb, u16 offset)
 {
-	return be32_to_cpu(*(__be32 *)(skb->data + offset));
+	return get_unaligned_be32(skb->data + offset);
 }
 
 /**

@@ -365,7 +365,7 @@ void ovpn_tcp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 
 	if (unlikely(len > U16_MAX || skb_cow_head(skb, OVPN_TCP_LEN_SIZE)))
 		goto drop;
-	*(__be16 *)__skb_push(skb, OVPN_TCP_LEN_SIZE) = htons(len);
+	put_unaligned_be16(len, __skb_push(skb, OVPN_TCP_LEN_SIZE));
 
 	local_bh_disable();
 	spin_lock_nested(&sk->sk_lock.slock, OVPN_TCP_SLOCK_NESTING);
