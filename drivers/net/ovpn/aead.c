@@ -140,8 +140,8 @@ static int ovpn_aead_map(struct sk_buff *skb, struct scatterlist *sg,
  * post function must free.
  *
  * Context: softirq or BH disabled.
- * Return: -EINPROGRESS or -EBUSY if ovpn_encrypt_post() will be called
- * by the crypto layer; anything else (0 or a negative error, -ERANGE when
+ * Return: -EINPROGRESS if ovpn_encrypt_done() will be called by the
+ * crypto layer; anything else (0 or a negative error, -ERANGE when
  * the key ran out of packet ids) means the caller must call
  * ovpn_encrypt_post() itself with that value.
  */
@@ -188,7 +188,7 @@ int ovpn_aead_encrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 	if (unlikely(ret))
 		return ret;
 
-	aead_request_set_callback(req, 0, ovpn_encrypt_post, skb);
+	aead_request_set_callback(req, 0, ovpn_encrypt_done, skb);
 	aead_request_set_crypt(req, sg, sg, len, iv);
 	aead_request_set_ad(req, OVPN_AEAD_AAD_SIZE);
 
@@ -212,8 +212,8 @@ int ovpn_aead_encrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
  * must free.
  *
  * Context: softirq or BH disabled.
- * Return: -EINPROGRESS or -EBUSY if ovpn_decrypt_post() will be called
- * by the crypto layer; anything else (0 or a negative error, -EBADMSG if
+ * Return: -EINPROGRESS if ovpn_decrypt_done() will be called by the
+ * crypto layer; anything else (0 or a negative error, -EBADMSG if
  * the packet did not authenticate) means the caller must call
  * ovpn_decrypt_post() itself with that value.
  */
@@ -251,7 +251,7 @@ int ovpn_aead_decrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 	if (unlikely(ret))
 		return ret;
 
-	aead_request_set_callback(req, 0, ovpn_decrypt_post, skb);
+	aead_request_set_callback(req, 0, ovpn_decrypt_done, skb);
 	/* For decryption the AEAD counts the tag as part of the text. */
 	aead_request_set_crypt(req, sg, sg, len + OVPN_AUTH_TAG_SIZE, iv);
 	aead_request_set_ad(req, OVPN_AEAD_AAD_SIZE);

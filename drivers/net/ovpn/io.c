@@ -72,7 +72,7 @@ static void ovpn_post_put(struct ovpn_peer *peer,
 	ovpn_peer_put(peer);
 }
 
-/* Hand a decrypted IP packet to the stack. */
+/* Hand a decrypted IP packet to the stack; BH disabled (GRO cells). */
 static void ovpn_deliver(struct ovpn_peer *peer, struct sk_buff *skb)
 {
 	struct net_device *dev = peer->ovpn->dev;
@@ -95,21 +95,15 @@ static void ovpn_deliver(struct ovpn_peer *peer, struct sk_buff *skb)
 	skb_reset_inner_headers(skb);
 
 	ovpn_stats_add(peer->stats, vpn, rx, len);
-	/* Async crypto may complete outside softirq; GRO cells need BH off. */
-	local_bh_disable();
 	if (gro_cells_receive(&peer->ovpn->gro_cells, skb) == NET_RX_SUCCESS)
 		dev_dstats_rx_add(dev, len);
-	local_bh_enable();
 }
 
-/**
- * ovpn_decrypt_post - continue a received packet after decryption
- * @data: the packet (struct sk_buff *)
- * @ret: the AEAD's result
- *
- * Context: softirq, or the async crypto callback's context.
+/*
+ * Continue a received packet after decryption.  Context: BH disabled
+ * (see ovpn_decrypt_done()).
  */
-void ovpn_decrypt_post(void *data, int ret)
+static void ovpn_decrypt_post(void *data, int ret)
 {
 	struct sk_buff *skb = data;
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
@@ -174,6 +168,23 @@ drop:
 }
 
 /**
+ * ovpn_decrypt_done - completion of an asynchronous decryption
+ * @data: the packet (struct sk_buff *)
+ * @ret: the AEAD's result
+ *
+ * A crypto driver may complete in any context, process context included
+ * (crypto_engine's kthread).  The step after the AEAD runs with BH
+ * disabled whatever the caller, as on the synchronous path: the per-CPU
+ * statistics are only written so (see stats.h), and the GRO cells want it.
+ */
+void ovpn_decrypt_done(void *data, int ret)
+{
+	local_bh_disable();
+	ovpn_decrypt_post(data, ret);
+	local_bh_enable();
+}
+
+/**
  * ovpn_recv - decrypt and deliver a data packet from a peer
  * @peer: the peer, with a reference this function takes over
  * @skb: the OpenVPN packet, skb->data at its first byte; consumed
@@ -204,19 +215,21 @@ void ovpn_recv(struct ovpn_peer *peer, struct sk_buff *skb)
 	cb->peer = peer;
 	cb->ks = ks;
 	ret = ovpn_aead_decrypt(peer, ks, skb);
-	if (ret == -EINPROGRESS || ret == -EBUSY)
+	/*
+	 * Only -EINPROGRESS means the callback will run: requests are made
+	 * without CRYPTO_TFM_REQ_MAY_BACKLOG, so -EBUSY is a refusal, and
+	 * ovpn_decrypt_post() drops the packet and puts what it holds.
+	 */
+	if (ret == -EINPROGRESS)
 		return;
 	ovpn_decrypt_post(skb, ret);
 }
 
-/**
- * ovpn_encrypt_post - send a packet after encryption
- * @data: the packet (struct sk_buff *)
- * @ret: the AEAD's result
- *
- * Context: BH disabled, or the async crypto callback's context.
+/*
+ * Send a packet after encryption.  Context: BH disabled (see
+ * ovpn_encrypt_done()).
  */
-void ovpn_encrypt_post(void *data, int ret)
+static void ovpn_encrypt_post(void *data, int ret)
 {
 	struct sk_buff *skb = data;
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
@@ -250,6 +263,20 @@ void ovpn_encrypt_post(void *data, int ret)
 	ovpn_peer_put(peer);
 }
 
+/**
+ * ovpn_encrypt_done - completion of an asynchronous encryption
+ * @data: the packet (struct sk_buff *)
+ * @ret: the AEAD's result
+ *
+ * As ovpn_decrypt_done(): the step after the AEAD runs with BH disabled.
+ */
+void ovpn_encrypt_done(void *data, int ret)
+{
+	local_bh_disable();
+	ovpn_encrypt_post(data, ret);
+	local_bh_enable();
+}
+
 /* Encrypt one packet for @peer; takes its own peer reference. */
 static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
 {
@@ -273,7 +300,8 @@ static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
 	cb->peer = peer;
 	cb->ks = ks;
 	ret = ovpn_aead_encrypt(peer, ks, skb);
-	if (ret == -EINPROGRESS || ret == -EBUSY)
+	/* As on RX: -EBUSY without a backlog is a refusal. */
+	if (ret == -EINPROGRESS)
 		return;
 	ovpn_encrypt_post(skb, ret);
 	return;

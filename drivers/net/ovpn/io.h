@@ -6,8 +6,9 @@
  *     -> ovpn_encrypt_post() -> transport.
  * RX: transport -> peer (by id) -> key slot (by key id) -> decrypt
  *     -> ovpn_decrypt_post() -> replay check -> device.
- * Both post functions may run in softirq or in an async crypto callback;
- * each ends by putting the key slot, then the peer.
+ * Both post functions run with BH disabled: in softirq, on the transmit
+ * path, or from an async crypto completion (ovpn_encrypt_done(),
+ * ovpn_decrypt_done()); each ends by putting the key slot, then the peer.
  */
 
 #ifndef _NET_OVPN_IO_H_
@@ -20,8 +21,8 @@ struct ovpn_peer;
 
 netdev_tx_t ovpn_net_xmit(struct sk_buff *skb, struct net_device *dev);
 void ovpn_recv(struct ovpn_peer *peer, struct sk_buff *skb);
-void ovpn_encrypt_post(void *data, int ret);
-void ovpn_decrypt_post(void *data, int ret);
+void ovpn_encrypt_done(void *data, int ret);
+void ovpn_decrypt_done(void *data, int ret);
 void ovpn_xmit_special(struct ovpn_peer *peer, const void *data,
 		       unsigned int len);
 

@@ -8,9 +8,16 @@
  * and updated under u64_stats_sync, so the data path never writes a cache
  * line shared between CPUs; readers sum them over all CPUs.
  *
- * Writers run with BH disabled (the data path, or process context that
- * disabled BH itself): a CPU's counters never have two writers at once,
- * also on PREEMPT_RT, where local_bh_disable() serializes per CPU.
+ * Writers run with BH disabled (the data path; an async crypto completion
+ * and process context disable it themselves), which keeps them on their
+ * CPU.  Without PREEMPT_RT that also makes them the CPU's only writer.
+ * With PREEMPT_RT, local_bh_disable() does not serialize a CPU's tasks
+ * (unless CONFIG_PREEMPT_RT_NEEDS_BH_LOCK): one writer may preempt
+ * another, and u64_stats makes that safe by itself, each update of a
+ * 64-bit counter being one local64 operation, and u64_stats_update_begin()
+ * disabling preemption where the counters need a seqcount (32-bit).  The
+ * device's dstats counters, which the core updates the same way, follow
+ * the same rule.
  */
 
 #ifndef _NET_OVPN_STATS_H_
