@@ -81,9 +81,21 @@ static void ovpn_deliver(struct ovpn_peer *peer, struct sk_buff *skb)
 	skb->dev = dev;
 	skb->pkt_type = PACKET_HOST;
 	skb->ip_summed = CHECKSUM_NONE;
-	/* What the transport left (GSO state, dst, marks) is not ours. */
+	/*
+	 * What the transport left (GSO state, dst, mark, conntrack) is not
+	 * ours.  Nor is its flow hash: computed from the outer 5-tuple (RSS,
+	 * RPS), it would make every inner flow of the peer one flow for RPS,
+	 * fq and ECMP; cleared, the stack hashes the inner headers.
+	 */
 	skb_gso_reset(skb);
 	skb_scrub_packet(skb, true);
+	skb_clear_hash(skb);
+	/*
+	 * The receive queue recorded is the transport NIC's: RPS on this
+	 * device, which has one, would refuse the packet for an index past
+	 * its own queues.
+	 */
+	skb_set_queue_mapping(skb, 0);
 	/*
 	 * A layer 3 device: the "MAC header" is empty and starts where the
 	 * IP header does.  TCP records arrive in fresh skbs that never had
@@ -329,6 +341,13 @@ netdev_tx_t ovpn_net_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct ovpn_peer *peer;
 	__be16 proto;
 
+	/*
+	 * The inner flow's conntrack entry ends at the tunnel: the outer
+	 * packet is a flow of its own.  Dropped before segmentation, so the
+	 * entry is not referenced once per segment.
+	 */
+	nf_reset_ct(skb);
+
 	proto = ovpn_ip_check_protocol(skb);
 	if (unlikely(!proto || skb->protocol != proto))
 		goto drop;
@@ -339,6 +358,12 @@ netdev_tx_t ovpn_net_xmit(struct sk_buff *skb, struct net_device *dev)
 				    netdev_name(dev));
 		goto drop;
 	}
+	/*
+	 * The route of the plaintext served the next-hop lookup and is not
+	 * the transport's: dropped before segmentation (one reference less
+	 * per segment) and before a TCP record may sit in a queue with it.
+	 */
+	skb_dst_drop(skb);
 
 	if (skb_is_gso(skb)) {
 		segs = skb_gso_segment(skb, 0);

@@ -166,7 +166,6 @@ void ovpn_udp_undo(struct ovpn_socket *ovpn_sock)
 static int ovpn_udp4_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
 			    struct sock *sk, struct sk_buff *skb)
 {
-	struct net_device *dev = peer->ovpn->dev;
 	struct flowi4 fl = {
 		.saddr = bind->local.ipv4.s_addr,
 		.daddr = bind->remote.in4.sin_addr.s_addr,
@@ -195,8 +194,7 @@ static int ovpn_udp4_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
 
 	udp_tunnel_xmit_skb(rt, sk, skb, fl.saddr, fl.daddr, 0,
 			    ip4_dst_hoplimit(&rt->dst), 0, fl.fl4_sport,
-			    fl.fl4_dport, !net_eq(sock_net(sk), dev_net(dev)),
-			    sk->sk_no_check_tx, 0);
+			    fl.fl4_dport, false, sk->sk_no_check_tx, 0);
 	return 0;
 }
 
@@ -230,7 +228,7 @@ static int ovpn_udp6_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
 
 	/* Encrypted packets may be fragmented on the way. */
 	skb->ignore_df = 1;
-	udp_tunnel6_xmit_skb(dst, sk, skb, skb->dev, &fl.saddr, &fl.daddr, 0,
+	udp_tunnel6_xmit_skb(dst, sk, skb, NULL, &fl.saddr, &fl.daddr, 0,
 			     ip6_dst_hoplimit(dst), 0, fl.fl6_sport,
 			     fl.fl6_dport, udp_get_no_check6_tx(sk), 0);
 	return 0;
@@ -274,15 +272,29 @@ void ovpn_udp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 	int ret = -EAFNOSUPPORT;
 	struct ovpn_bind *bind;
 
-	skb->dev = dev;
 	/*
-	 * The route of the packet before encryption (the device keeps it for
-	 * the MP next-hop lookup) is not the tunnel's: the IPv6 tunnel sets
-	 * its own without dropping one, which would leak the old reference.
+	 * The outer packet starts clean, as the IPv4 tunnel helper would
+	 * leave it and the IPv6 one does not: no route, skb extension,
+	 * conntrack or netfilter trace of the inner flow.  No flow hash of
+	 * the inner flow either: the stack hashes the outer headers, so one
+	 * peer's packets take one path (ECMP, bonding) and stay in order,
+	 * which the replay window of a userspace peer (64 packets by
+	 * default) needs.  The helpers below are told not to scrub again.
 	 */
-	skb_dst_drop(skb);
+	skb_scrub_packet(skb, !net_eq(sock_net(sk), dev_net(dev)));
+	skb_clear_hash(skb);
+	/* The ciphertext has no checksum state to offload. */
+	skb->ip_summed = CHECKSUM_NONE;
 	/* Lets netfilter and policy routing match the socket's mark. */
 	skb->mark = READ_ONCE(sk->sk_mark);
+	/*
+	 * ovpn_net_xmit() counted the packet in the device's TX statistics,
+	 * by its plaintext length as the per-peer vpn_tx counters do.  The
+	 * tunnel helpers count again on the device they are given (the IPv4
+	 * one on skb->dev): they are given none, as for SCTP's and TIPC's
+	 * UDP encapsulation.
+	 */
+	skb->dev = NULL;
 
 	local_bh_disable();
 	rcu_read_lock();

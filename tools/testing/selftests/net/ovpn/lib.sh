@@ -516,12 +516,16 @@ peer_stat()
 	peer_val "$4" "$out"
 }
 
-# link_dropped NS IFNAME rx|tx: the packets IFNAME in NS dropped that way.
-link_dropped()
+# link_stat NS IFNAME rx|tx FIELD: a counter of IFNAME in NS (packets,
+# bytes, dropped...), as "ip -s link" shows it.
+link_stat()
 {
 	ip netns exec "$1" ip -s -j link show dev "$2" |
-		jq ".[0].stats64.$3.dropped"
+		jq ".[0].stats64.$3.$4"
 }
+
+# link_dropped NS IFNAME rx|tx: the packets IFNAME in NS dropped that way.
+link_dropped() { link_stat "$1" "$2" "$3" dropped; }
 
 # peer_stat_ge NS IFNAME ID FIELD MIN: FIELD reached MIN.
 peer_stat_ge()

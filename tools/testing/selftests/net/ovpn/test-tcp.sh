@@ -200,13 +200,20 @@ ping_large()
 # inside; 24 bytes of overhead make 152 on the link.
 exact_counters()
 {
-	local n=5 cb ca sb sa f want
+	local n=5 cb ca sb sa f want ctx stx
 
 	cb=$(in_c 1 "$OVPN_CLI" get_peer tun1 11)
 	sb=$(in_srv "$OVPN_CLI" get_peer tun0 1)
+	ctx=$(link_stat "$(ns 1)" tun1 tx bytes)
+	stx=$(link_stat "$SRV" tun0 tx bytes)
 	in_c 1 ping -q -c "$n" -i 0.2 -W 2 -s 100 5.5.5.1
 	ca=$(in_c 1 "$OVPN_CLI" get_peer tun1 11)
 	sa=$(in_srv "$OVPN_CLI" get_peer tun0 1)
+	# The devices count what they sent once, by the plaintext length.
+	expect_eq "client device tx_bytes delta" $((n * 128)) \
+		$(($(link_stat "$(ns 1)" tun1 tx bytes) - ctx))
+	expect_eq "server device tx_bytes delta" $((n * 128)) \
+		$(($(link_stat "$SRV" tun0 tx bytes) - stx))
 	printf 'client before: %s\nclient after:  %s\n' "$cb" "$ca"
 	printf 'server before: %s\nserver after:  %s\n' "$sb" "$sa"
 	for f in vpn_tx_packets:1 vpn_rx_packets:1 link_tx_packets:1 \

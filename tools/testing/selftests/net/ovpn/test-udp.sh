@@ -145,28 +145,33 @@ peer_field()
 	sed -n "s/.* $1=\([^ ]*\).*/\1/p"
 }
 
+# exact_counters C DST: client C pings DST through the tunnel.  The peer
+# and the device count each packet once: the device's TX counters, like
+# the peer's vpn_tx ones, by the plaintext length, whatever the transport.
 exact_counters()
 {
-	local before after n=5 d
+	local c=$1 dst=$2 before after n=5 d f txp txb
 
-	before=$(in_c 1 "$OVPN_CLI" get_peer tun1 11)
-	in_c 1 ping -q -c $n -i 0.2 -W 2 -s 100 5.5.5.1
-	after=$(in_c 1 "$OVPN_CLI" get_peer tun1 11)
+	before=$(in_c "$c" "$OVPN_CLI" get_peer "tun$c" $((10 + c)))
+	txp=$(link_stat "$(ns "$c")" "tun$c" tx packets)
+	txb=$(link_stat "$(ns "$c")" "tun$c" tx bytes)
+	in_c "$c" ping -q -c $n -i 0.2 -W 2 -s 100 "$dst"
+	after=$(in_c "$c" "$OVPN_CLI" get_peer "tun$c" $((10 + c)))
 	echo "before: $before"
 	echo "after:  $after"
 	for f in vpn_tx_packets vpn_rx_packets \
 		 link_tx_packets link_rx_packets; do
-		d=$(($(peer_field $f <<<"$after") - \
-		     $(peer_field $f <<<"$before")))
-		expect_eq "$f delta" $n "$d"
+		expect_eq "$f delta" $n "$(peer_delta $f "$before" "$after")"
 	done
 	# 100 bytes of ICMP payload + 8 ICMP + 20 IP; 24 bytes of overhead.
-	d=$(($(peer_field vpn_tx_bytes <<<"$after") - \
-	     $(peer_field vpn_tx_bytes <<<"$before")))
+	d=$(peer_delta vpn_tx_bytes "$before" "$after")
 	expect_eq "vpn_tx_bytes delta" $((n * 128)) "$d"
-	d=$(($(peer_field link_tx_bytes <<<"$after") - \
-	     $(peer_field link_tx_bytes <<<"$before")))
-	expect_eq "link_tx_bytes delta" $((n * (128 + 24))) "$d"
+	expect_eq "link_tx_bytes delta" $((n * (128 + 24))) \
+		"$(peer_delta link_tx_bytes "$before" "$after")"
+	expect_eq "device tx_packets delta" $n \
+		$(($(link_stat "$(ns "$c")" "tun$c" tx packets) - txp))
+	expect_eq "device tx_bytes delta" "$d" \
+		$(($(link_stat "$(ns "$c")" "tun$c" tx bytes) - txb))
 }
 
 dump_lists_all_peers()
@@ -344,13 +349,14 @@ keepalive_expiry_p2p()
 
 ovpn_require
 
-ktap_plan 16
+ktap_plan 17
 run_test setup_topology setup_topology
 run_test install_keys install_keys
 run_test ping_ipv4 ping_ipv4
 run_test ping_ipv6 ping_ipv6
 run_test ping_large ping_large
-run_test exact_counters exact_counters
+run_test exact_counters_ipv4_transport exact_counters 1 5.5.5.1
+run_test exact_counters_ipv6_transport exact_counters 3 5.5.5.1
 run_test dump_lists_all_peers dump_lists_all_peers
 run_test lan_behind_client lan_behind_client
 run_test wire_format wire_format

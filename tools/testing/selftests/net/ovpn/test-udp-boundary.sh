@@ -1,0 +1,204 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What crosses the tunnel and what must not: the state the stack keeps on
+# a packet (conntrack entry, flow hash) belongs to one side of the tunnel.
+#
+#   ns srv: tun0 (MP, 5.5.8.1 fd00:8::1)
+#     veth1 10.10.1.1 == eth0 10.10.1.2  ns c1: tun1 (P2P, 5.5.8.2)
+#     veth2 fd00:2::1 == eth0 fd00:2::2  ns c2: tun2 (P2P, fd00:8::3)
+#   client N is peer N for the server and the server is peer 10+N for it;
+#   client 1 has only an IPv4 VPN address, client 2 only an IPv6 one;
+#   client 2 source-NATs its datagrams to the server to fd00:2::9.
+
+source "$(dirname "$0")/lib.sh"
+
+SRV=ovpn-bsrv-$$
+ALG=aes256
+PORT=1194
+N=5
+INJECT=$OVPN_DIR/ip-inject.py
+
+ns() { echo "ovpn-bc$1-$$"; }
+in_c() { local c=$1; shift; ip netns exec "$(ns "$c")" "$@"; }
+
+setup_topology()
+{
+	local c caddr saddr
+
+	ns_add "$SRV"
+	in_srv "$OVPN_CLI" new_iface tun0 mp
+	echo "1 10.10.1.2 2001 5.5.8.2 - 11" >"$TMPDIR/peers"
+	echo "2 fd00:2::2 2002 - fd00:8::3 12" >>"$TMPDIR/peers"
+	for c in 1 2; do
+		ns_add "$(ns "$c")"
+		read -r caddr saddr <<<"$(star_transport "$c" 2)"
+		veth_pair "$SRV" "veth$c" "$saddr" "$(ns "$c")" eth0 "$caddr"
+	done
+	start_ready "$TMPDIR/srv.log" in_srv "$OVPN_CLI" new_multi_peer tun0 \
+		"$PORT" "$TMPDIR/peers" stay
+	link_up "$SRV" tun0 5.5.8.1 fd00:8::1
+	for c in 1 2; do
+		read -r caddr saddr <<<"$(star_transport "$c" 2)"
+		in_c "$c" "$OVPN_CLI" new_iface "tun$c"
+		start_ready "$TMPDIR/c$c.log" in_c "$c" "$OVPN_CLI" new_peer \
+			"tun$c" $((10 + c)) $((2000 + c)) "$saddr" "$PORT" \
+			tx_id "$c" stay
+		key_pair "$SRV" tun0 "$c" "$(ns "$c")" "tun$c" $((10 + c)) \
+			primary 1 "$ALG"
+	done
+	snat_transport 2
+	link_up "$(ns 1)" tun1 5.5.8.2
+	link_up "$(ns 2)" tun2 fd00:8::3
+	in_c 1 ping -q -c 2 -i 0.2 -W 2 5.5.8.1
+	in_c 2 ping -q -c 2 -i 0.2 -W 2 fd00:8::1
+}
+
+# nft_count NS NAME: the packets counter NAME of table inet ovpn_t counted.
+nft_count()
+{
+	ip netns exec "$1" nft -j list counter inet ovpn_t "$2" |
+		jq '.nftables[] | select(.counter) | .counter.packets'
+}
+
+# outer_flow_tracked C FAMILY: the datagrams client C sends to the server
+# are a conntrack flow of their own, whose original direction is the
+# outer one.  Before it, the IPv6 transport carried the entry of the
+# plaintext packet out: conntrack ignored the datagram, its rules
+# matched the inner flow.
+outer_flow_tracked()
+{
+	local c=$1 fam=$2 caddr saddr all outer
+
+	read -r caddr saddr <<<"$(star_transport "$c" 2)"
+	in_c "$c" nft -f - <<-EOF
+	table inet ovpn_t {
+		counter sent { }
+		counter outer_ct { }
+		chain out {
+			type filter hook output priority 0;
+			udp dport $PORT counter name sent
+			udp dport $PORT ct original $fam daddr $saddr \
+				counter name outer_ct
+		}
+	}
+	EOF
+	if [ "$fam" = ip ]; then
+		in_c "$c" ping -q -c "$N" -i 0.2 -W 2 5.5.8.1
+	else
+		in_c "$c" ping -q -c "$N" -i 0.2 -W 2 fd00:8::1
+	fi
+	all=$(nft_count "$(ns "$c")" sent)
+	outer=$(nft_count "$(ns "$c")" outer_ct)
+	echo "datagrams to the server: $all, tracked as the outer flow: $outer"
+	[ "$all" -ge "$N" ] || fail "only $all datagrams counted"
+	expect_eq "datagrams tracked as the outer flow" "$all" "$outer"
+	in_c "$c" nft delete table inet ovpn_t
+}
+
+# snat_transport C: client C translates the source address of its
+# datagrams to the server to fd00:C::9, from the first one on (NAT binds
+# a flow when it starts).
+snat_transport()
+{
+	in_c "$1" ip addr add "fd00:$1::9/64" dev eth0 nodad
+	in_c "$1" nft -f - <<-EOF
+	table inet ovpn_nat {
+		chain post {
+			type nat hook postrouting priority srcnat;
+			ip6 daddr fd00:$1::1 udp dport $PORT \
+				snat ip6 to fd00:$1::9
+		}
+	}
+	EOF
+}
+
+# outer_snat: source NAT of the IPv6 transport applies to every datagram:
+# the server gets them all from the translated address and knows client 2
+# by it, and its answers, translated back, reach the client.  Before, a
+# datagram carried the conntrack entry of its plaintext packet, whose NAT
+# was decided already, and left untranslated.
+outer_snat()
+{
+	local nat real
+
+	in_srv nft -f - <<-EOF
+	table inet ovpn_t {
+		counter nat { }
+		counter real { }
+		chain in {
+			type filter hook input priority 0;
+			ip6 saddr fd00:2::9 udp dport $PORT counter name nat
+			ip6 saddr fd00:2::2 udp dport $PORT counter name real
+		}
+	}
+	EOF
+	in_c 2 ping -q -c "$N" -i 0.2 -W 2 fd00:8::1
+	nat=$(nft_count "$SRV" nat)
+	real=$(nft_count "$SRV" real)
+	echo "datagrams from fd00:2::9: $nat, from fd00:2::2: $real"
+	expect_eq "datagrams that left untranslated" 0 "$real"
+	[ "$nat" -ge "$N" ] || fail "only $nat translated datagrams"
+	expect_eq "client 2 as the server sees it" "[fd00:2::9]:2002" \
+		"$(peer_stat "$SRV" tun0 2 remote)"
+	in_srv nft delete table inet ovpn_t
+}
+
+# cpu_counts_reach N: the server's input counters per CPU add up to N.
+cpu_counts_reach()
+{
+	[ $(($(nft_count "$SRV" cpu0) + $(nft_count "$SRV" cpu1))) -ge "$1" ]
+}
+
+# inner_flows_spread: decrypted packets carry no flow hash of the outer
+# datagram.  RPS on veth1 hashes every datagram on arrival, as a NIC with
+# RSS does, and RPS on tun0 steers each decrypted packet to a CPU by its
+# hash: 32 inner flows of client 1 then reach the stack on both CPUs,
+# where before they all carried the outer flow's one hash to one CPU.
+inner_flows_spread()
+{
+	local flows=32 c hits total=0 used=0
+
+	if [ "$(nproc)" -lt 2 ]; then
+		echo "one CPU: nothing to spread over"
+		return "$KSFT_SKIP"
+	fi
+	in_srv sh -c "echo 3 >/sys/class/net/veth1/queues/rx-0/rps_cpus &&
+		      echo 3 >/sys/class/net/tun0/queues/rx-0/rps_cpus"
+	in_srv nft -f - <<-EOF
+	table inet ovpn_t {
+		counter cpu0 { }
+		counter cpu1 { }
+		chain in {
+			type filter hook input priority 0;
+			udp dport 6000-$((6000 + flows - 1)) meta cpu 0 \
+				counter name cpu0
+			udp dport 6000-$((6000 + flows - 1)) meta cpu 1 \
+				counter name cpu1
+		}
+	}
+	EOF
+	in_c 1 python3 "$INJECT" tun1 5.5.8.2 5.5.8.1 "$flows" 6000
+	wait_until cpu_counts_reach "$flows"
+	for c in 0 1; do
+		hits=$(nft_count "$SRV" "cpu$c")
+		echo "inner flows on CPU $c: $hits"
+		total=$((total + hits))
+		[ "$hits" = 0 ] || used=$((used + 1))
+	done
+	expect_eq "inner flows received" "$flows" "$total"
+	[ "$used" = 2 ] || fail "$flows inner flows all on one CPU"
+	in_srv nft delete table inet ovpn_t
+}
+
+ovpn_workdir
+ovpn_require
+
+ktap_plan 6
+run_test setup setup_topology
+run_test outer_flow_tracked_ipv4 outer_flow_tracked 1 ip
+run_test outer_flow_tracked_ipv6 outer_flow_tracked 2 ip6
+run_test inner_flows_spread inner_flows_spread
+run_test outer_snat_ipv6 outer_snat
+run_test module_unloads module_unloads
+ktap_finish
