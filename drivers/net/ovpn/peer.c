@@ -649,6 +649,12 @@ static bool ovpn_peer_routes_to4(struct ovpn_priv *ovpn,
 	struct rtable *rt;
 	bool ok;
 
+	/*
+	 * INADDR_ANY is how a peer without an IPv4 address is stored: it
+	 * matches no source, and such a peer is no IPv4 next hop either.
+	 */
+	if (peer->vpn_addrs.ipv4.s_addr == htonl(INADDR_ANY))
+		return false;
 	if (peer->vpn_addrs.ipv4.s_addr == saddr)
 		return true;
 
@@ -670,6 +676,9 @@ static bool ovpn_peer_routes_to6(struct ovpn_priv *ovpn,
 	struct dst_entry *dst;
 	bool ok;
 
+	/* As for IPv4: the unspecified address is no address at all. */
+	if (ipv6_addr_any(&peer->vpn_addrs.ipv6))
+		return false;
 	if (ipv6_addr_equal(&peer->vpn_addrs.ipv6, saddr))
 		return true;
 

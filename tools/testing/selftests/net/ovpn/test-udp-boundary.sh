@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What crosses the tunnel and what must not: the state the stack keeps on
-# a packet (conntrack entry, flow hash) belongs to one side of the tunnel.
+# a packet (conntrack entry, flow hash) belongs to one side of the tunnel,
+# and a peer may only send from its own addresses.
 #
 #   ns srv: tun0 (MP, 5.5.8.1 fd00:8::1)
 #     veth1 10.10.1.1 == eth0 10.10.1.2  ns c1: tun1 (P2P, 5.5.8.2)
@@ -191,14 +192,38 @@ inner_flows_spread()
 	in_srv nft delete table inet ovpn_t
 }
 
+# rx_dropped_reach N: the server's device dropped N packets on receive.
+rx_dropped_reach() { [ "$(link_dropped "$SRV" tun0 rx)" -ge "$1" ]; }
+
+# unspecified_source_dropped C SRC DST: packets from SRC, the unspecified
+# address of the family client C has no VPN address in, are authentic but
+# fail the reverse-path check: dropped and counted, none delivered.
+unspecified_source_dropped()
+{
+	local c=$1 src=$2 dst=$3 drop0 rx0
+
+	drop0=$(link_dropped "$SRV" tun0 rx)
+	rx0=$(peer_stat "$SRV" tun0 "$c" vpn_rx_packets)
+	in_c "$c" python3 "$INJECT" "tun$c" "$src" "$dst" "$N" 7000
+	wait_until rx_dropped_reach $((drop0 + N)) || true
+	expect_eq "rx_dropped delta" "$N" \
+		$(($(link_dropped "$SRV" tun0 rx) - drop0))
+	expect_eq "packets delivered" 0 \
+		$(($(peer_stat "$SRV" tun0 "$c" vpn_rx_packets) - rx0))
+}
+
 ovpn_workdir
 ovpn_require
 
-ktap_plan 6
+ktap_plan 8
 run_test setup setup_topology
 run_test outer_flow_tracked_ipv4 outer_flow_tracked 1 ip
 run_test outer_flow_tracked_ipv6 outer_flow_tracked 2 ip6
 run_test inner_flows_spread inner_flows_spread
+run_test unspecified_ipv6_source_dropped unspecified_source_dropped 1 :: \
+	fd00:8::1
+run_test unspecified_ipv4_source_dropped unspecified_source_dropped 2 \
+	0.0.0.0 5.5.8.1
 run_test outer_snat_ipv6 outer_snat
 run_test module_unloads module_unloads
 ktap_finish
