@@ -170,6 +170,8 @@ static struct ovpn_socket *ovpn_socket_attach_udp(struct ovpn_priv *ovpn,
 	}
 	ovpn_udp_setup(ovpn_sock);
 out:
+	if (!IS_ERR(ovpn_sock))
+		ovpn_sock->peers++;
 	release_sock(sk);
 	return ovpn_sock;
 }
@@ -245,6 +247,22 @@ void ovpn_socket_start(struct ovpn_socket *ovpn_sock)
 		ovpn_tcp_start(ovpn_sock);
 }
 
+/*
+ * Take an attachment off its device's list.  Return: true for the one
+ * caller that did, which must detach it.
+ */
+static bool ovpn_socket_unlist(struct ovpn_socket *ovpn_sock)
+{
+	struct ovpn_priv *ovpn = ovpn_sock->ovpn;
+	bool mine;
+
+	spin_lock_bh(&ovpn->lock);
+	mine = !list_empty(&ovpn_sock->node);
+	list_del_init(&ovpn_sock->node);
+	spin_unlock_bh(&ovpn->lock);
+	return mine;
+}
+
 /**
  * ovpn_socket_detach - undo an attachment, exactly once
  * @ovpn_sock: the attachment
@@ -259,15 +277,9 @@ void ovpn_socket_start(struct ovpn_socket *ovpn_sock)
  */
 void ovpn_socket_detach(struct ovpn_socket *ovpn_sock, bool sk_dying)
 {
-	struct ovpn_priv *ovpn = ovpn_sock->ovpn;
 	struct sock *sk = ovpn_sock->sk;
-	bool mine;
 
-	spin_lock_bh(&ovpn->lock);
-	mine = !list_empty(&ovpn_sock->node);
-	list_del_init(&ovpn_sock->node);
-	spin_unlock_bh(&ovpn->lock);
-	if (!mine)
+	if (!ovpn_socket_unlist(ovpn_sock))
 		return;
 
 	if (ovpn_socket_is_tcp(ovpn_sock)) {
@@ -282,12 +294,35 @@ void ovpn_socket_detach(struct ovpn_socket *ovpn_sock, bool sk_dying)
 	percpu_ref_kill(&ovpn_sock->ref);
 }
 
+/*
+ * A UDP attachment's last peer is gone: give the socket back, so that
+ * what arrives on it reaches userspace again and another device may
+ * attach it.  The count and the undo share the socket lock with
+ * ovpn_socket_attach_udp(): a peer attaching meanwhile either joins
+ * before the count reaches zero or finds the socket plain.
+ */
+static void ovpn_socket_leave_udp(struct ovpn_socket *ovpn_sock)
+{
+	struct sock *sk = ovpn_sock->sk;
+	bool detached = false;
+
+	lock_sock(sk);
+	if (!--ovpn_sock->peers && ovpn_socket_unlist(ovpn_sock)) {
+		ovpn_udp_undo(ovpn_sock);
+		detached = true;
+	}
+	release_sock(sk);
+	if (detached)
+		percpu_ref_kill(&ovpn_sock->ref);
+}
+
 /**
  * ovpn_socket_release_peer - return a released peer's socket reference
  * @ovpn_sock: the socket the peer used
  *
- * A TCP socket served that peer alone: it is detached with it, before the
- * peer is freed (the TCP hooks use the peer without a reference).
+ * A socket is detached with the last peer it served, before that peer is
+ * freed: a TCP socket served it alone (its hooks use the peer without a
+ * reference), a UDP socket once its other peers are gone too.
  *
  * Context: process context (the peer's release work).
  */
@@ -295,6 +330,8 @@ void ovpn_socket_release_peer(struct ovpn_socket *ovpn_sock)
 {
 	if (ovpn_socket_is_tcp(ovpn_sock))
 		ovpn_socket_detach(ovpn_sock, false);
+	else
+		ovpn_socket_leave_udp(ovpn_sock);
 	ovpn_socket_put(ovpn_sock);
 }
 

@@ -17,9 +17,11 @@
  *   data path borrows the socket through the peer and takes none;
  * - detached exactly once, by whoever removes it from the device's list
  *   under ovpn->lock: when userspace closes the socket (encap_destroy, or
- *   the TCP close hook), when the device goes away, or (TCP) when its
- *   peer is released; the encapsulation or the hooks are undone, then the
- *   initial reference is killed;
+ *   the TCP close hook), when the device goes away, or when its last peer
+ *   is released (a TCP socket's one peer; for UDP, @peers drops to zero
+ *   under the socket lock, which a new peer's attach takes too, so no
+ *   peer ever joins an attachment being detached); the encapsulation or
+ *   the hooks are undone, then the initial reference is killed;
  * - released after the last peer put it: an RCU-deferred work on the
  *   module workqueue drops the struct sock reference, runs
  *   percpu_ref_exit() and frees it.
@@ -45,6 +47,7 @@ struct ovpn_priv;
  * @sk: the socket, held with sock_hold() until the release work
  * @ref: the attachment's reference and one per peer; see above
  * @node: entry in the device's list of attached sockets (ovpn->lock)
+ * @peers: how many peers a UDP attachment serves (the socket's lock)
  * @release_work: deferred release
  * @tcp: stream state of a TCP socket (unused for UDP)
  */
@@ -53,6 +56,7 @@ struct ovpn_socket {
 	struct sock *sk;
 	struct percpu_ref ref;
 	struct list_head node;
+	unsigned int peers;
 	struct rcu_work release_work;
 	struct ovpn_tcp_sock tcp;
 };

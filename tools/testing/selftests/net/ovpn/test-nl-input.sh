@@ -290,6 +290,71 @@ udp_socket_given_back()
 	ip netns exec "$NS" "$OVPN_CLI" del_iface ovx
 }
 
+# A UDP socket is given back with its last peer: once peer 1 of ovx is
+# deleted, a DATA_V2 datagram sent to the socket reaches userspace rather
+# than being swallowed, and another device attaches the socket.  The
+# same holds for the socket of a PEER_NEW that fails after attaching it
+# (an id taken).
+udp_socket_given_back_with_last_peer()
+{
+	ip netns exec "$NS" "$OVPN_CLI" new_iface ovx mp >/dev/null
+	ip netns exec "$NS" "$OVPN_CLI" new_iface ovy mp >/dev/null
+	ip netns exec "$NS" python3 - "$OVPN_CLI" "$(secs 30)" <<-'EOF'
+	import socket, struct, subprocess, sys, time
+
+	cli, limit = sys.argv[1], int(sys.argv[2])
+
+	def udp_socket():
+	    sk = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+	    sk.bind(('127.0.0.1', 0))
+	    return sk
+
+	def add(sk, dev, peer):
+	    """PEER_NEW on socket sk; OK, or ERR and the errno name."""
+	    out = subprocess.run(
+	        [cli, 'raw', 'peer_new', 'ifname', dev, 'nest:2',
+	         '1:u32:%d' % peer, '6:u32:%d' % sk.fileno(), '2:ip:127.0.0.1',
+	         '5:be16:9', '8:ip:5.5.6.%d' % peer, 'end'],
+	        pass_fds=(sk.fileno(),), capture_output=True, text=True)
+	    return ' '.join((out.stdout or out.stderr).split()[:2])
+
+	def handed_back(sk, what):
+	    """DATA_V2 for peer 1 reaches the socket's reader, in time."""
+	    tx = udp_socket()
+	    data = struct.pack('>II', (9 << 27) | 1, 1) + bytes(40)
+	    sk.settimeout(0.2)
+	    end = time.monotonic() + limit
+	    while time.monotonic() < end:
+	        tx.sendto(data, sk.getsockname())
+	        try:
+	            got = sk.recv(2048)
+	        except socket.timeout:
+	            continue
+	        if got == data:
+	            return
+	        sys.exit('FAIL: %s: read %r' % (what, got))
+	    sys.exit('FAIL: %s: DATA_V2 never reached userspace' % what)
+
+	def expect(what, want, got):
+	    if got != want:
+	        sys.exit('FAIL: %s: expected %r, got %r' % (what, want, got))
+
+	first, second = udp_socket(), udp_socket()
+	expect('peer 1 on ovx', 'OK', add(first, 'ovx', 1))
+	subprocess.run([cli, 'del_peer', 'ovx', '1'], check=True)
+	handed_back(first, 'after the last peer of ovx')
+	expect('the same socket on ovy', 'OK', add(first, 'ovy', 1))
+	# A fresh socket whose peer is refused once it is attached.
+	expect('peer 1 again on ovy', 'ERR EEXIST', add(second, 'ovy', 1))
+	handed_back(second, 'after a refused peer')
+	subprocess.run([cli, 'del_peer', 'ovy', '1'], check=True)
+	handed_back(first, 'after the last peer of ovy')
+	expect('the refused socket on ovx', 'OK', add(second, 'ovx', 2))
+	EOF
+	ip netns exec "$NS" "$OVPN_CLI" del_iface ovx
+	ip netns exec "$NS" "$OVPN_CLI" del_iface ovy
+}
+
 # A TCP PEER_NEW refused after its socket was claimed (the id or the VPN
 # address is taken) gives the socket back: it attaches to the next peer,
 # which goes when the socket closes.
@@ -575,7 +640,7 @@ ip -n "$NS" link set lo up
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovm mp >/dev/null || exit 1
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovp p2p >/dev/null || exit 1
 
-ktap_plan 19
+ktap_plan 20
 run_test valid_requests_pass valid_requests_pass
 run_test peer_new_missing peer_new_missing
 run_test peer_new_out_of_range peer_new_out_of_range
@@ -588,6 +653,8 @@ run_test tcp_socket_in_use tcp_socket_in_use
 run_test tcp_socket_misuse tcp_socket_misuse
 run_test vpn_address_rules vpn_address_rules
 run_test udp_socket_given_back udp_socket_given_back
+run_test udp_socket_given_back_with_last_peer \
+	udp_socket_given_back_with_last_peer
 run_test tcp_refused_peer_frees_socket tcp_refused_peer_frees_socket
 run_noted peer_set_races_removal peer_set_races_removal
 run_test remote_family_fits_socket remote_family_fits_socket
