@@ -54,8 +54,6 @@
  * from the tunnelled flows and add to their delay.
  */
 #define OVPN_TCP_TX_QUEUE_MAX	256
-/* Control records waiting for userspace; more are dropped and counted. */
-#define OVPN_TCP_USER_QUEUE_MAX	1024
 
 /*
  * Lockdep subclass of our socket's spinlock when a packet is sent: the
@@ -133,17 +131,22 @@ static bool ovpn_tcp_ended(const struct sock *sk)
 	       READ_ONCE(sk->sk_err);
 }
 
-/* Wake a writer that waits for the pending control record to go. */
-static void ovpn_tcp_wake_writers(struct sock *sk)
+/* Wake the tasks that wait on the socket for @events. */
+static void ovpn_tcp_wake(struct sock *sk, __poll_t events)
 {
 	struct socket_wq *wq;
 
 	rcu_read_lock();
 	wq = rcu_dereference(sk->sk_wq);
 	if (skwq_has_sleeper(wq))
-		wake_up_interruptible_poll(&wq->wait, EPOLLOUT | EPOLLWRNORM |
-					   EPOLLWRBAND);
+		wake_up_interruptible_poll(&wq->wait, events);
 	rcu_read_unlock();
+}
+
+/* Wake a writer that waits for the pending control record to go. */
+static void ovpn_tcp_wake_writers(struct sock *sk)
+{
+	ovpn_tcp_wake(sk, EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND);
 }
 
 /*
@@ -459,23 +462,40 @@ static struct sk_buff *ovpn_tcp_copy(struct net_device *dev,
 	return pkt;
 }
 
-/* A control record, prefix included, for userspace's recv(). */
+/*
+ * A control record, prefix included, for userspace's recv().  The copy is
+ * charged to the socket as TCP's own receive queue is (sk_rmem_alloc,
+ * and the protocol's and the memory cgroup's accounting), so the socket's
+ * receive buffer bounds it: once the buffer is full the record parser
+ * pauses, the bytes that follow stay in TCP's receive queue, and the
+ * window closes on the sender.  ovpn_tcp_recvmsg() resumes it.  A record
+ * is only dropped (and counted) when no memory can be had at all: it was
+ * acknowledged already and cannot be handed back to TCP.
+ *
+ * Context: the record parser, under the socket lock, which the memory
+ * accounting requires.
+ */
 static void ovpn_tcp_to_user(struct ovpn_socket *ovpn_sock,
 			     struct sk_buff *skb)
 {
 	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
 	struct strp_msg *msg = strp_msg(skb);
+	struct sock *sk = ovpn_sock->sk;
 	struct sk_buff *rec;
 
-	if (skb_queue_len_lockless(&tcp->user_queue) >=
-	    OVPN_TCP_USER_QUEUE_MAX)
-		goto drop;
 	rec = ovpn_tcp_copy(ovpn_sock->ovpn->dev, skb, msg->offset,
 			    msg->full_len);
 	if (!rec)
 		goto drop;
+	if (!sk_rmem_schedule(sk, rec, rec->truesize)) {
+		kfree_skb(rec);
+		goto drop;
+	}
+	skb_set_owner_r(rec, sk);
 	skb_queue_tail(&tcp->user_queue, rec);
-	tcp->saved_data_ready(ovpn_sock->sk);
+	if (atomic_read(&sk->sk_rmem_alloc) >= READ_ONCE(sk->sk_rcvbuf))
+		strp_pause(&tcp->strp);
+	tcp->saved_data_ready(sk);
 	return;
 
 drop:
@@ -633,29 +653,110 @@ static void ovpn_tcp_state_change(struct sock *sk)
 	rcu_read_unlock();
 }
 
-/* recvmsg: one control record per call, cut to the buffer (MSG_TRUNC). */
+/* Is there something for a reader: a record, or the end of the stream? */
+static bool ovpn_tcp_user_ready(struct sock *sk, struct ovpn_tcp_sock *tcp)
+{
+	return !skb_queue_empty_lockless(&tcp->user_queue) ||
+	       READ_ONCE(tcp->state) != OVPN_TCP_ACTIVE || ovpn_tcp_ended(sk);
+}
+
+/*
+ * The next control record for userspace, owned by the caller and no
+ * longer charged to the socket (that takes the socket lock, held here):
+ * taken off the queue, or with MSG_PEEK a clone that shares its data.
+ * Taking one may make room for the record parser to resume.  Return:
+ * the record, NULL if there is none, ERR_PTR(-ENOMEM).
+ */
+static struct sk_buff *ovpn_tcp_user_next(struct sock *sk,
+					  struct ovpn_tcp_sock *tcp,
+					  int flags)
+{
+	struct sk_buff *skb;
+
+	if (flags & MSG_PEEK) {
+		spin_lock_bh(&tcp->user_queue.lock);
+		skb = skb_peek(&tcp->user_queue);
+		if (skb)
+			skb = skb_clone(skb, GFP_ATOMIC) ?: ERR_PTR(-ENOMEM);
+		spin_unlock_bh(&tcp->user_queue.lock);
+		return skb;
+	}
+
+	skb = skb_dequeue(&tcp->user_queue);
+	if (!skb)
+		return NULL;
+	skb_orphan(skb);
+	/* A detached attachment's parser is stopped for good. */
+	if (tcp->strp.paused && tcp->state == OVPN_TCP_ACTIVE &&
+	    atomic_read(&sk->sk_rmem_alloc) < READ_ONCE(sk->sk_rcvbuf))
+		strp_unpause(&tcp->strp);
+	return skb;
+}
+
+/*
+ * recvmsg: one control record per call, cut to the buffer (MSG_TRUNC).
+ *
+ * Waits with the attachment held, under the socket lock as TCP's own
+ * recvmsg does (sk_wait_event() lets it go while asleep); a detach takes
+ * that lock, marks the attachment detached and wakes the reader, which
+ * then gets ECONNABORTED: the socket is plain TCP again and the next
+ * call reads its stream.  The record is copied to userspace with nothing
+ * of ovpn held, so a copy that blocks (a page fault on a FUSE or
+ * userfaultfd mapping) cannot hold up the deletion of the device.
+ */
 static int ovpn_tcp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 			    int flags)
 {
 	struct ovpn_socket *ovpn_sock = ovpn_tcp_sock_get(sk);
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct ovpn_tcp_sock *tcp;
 	struct sk_buff *skb;
-	int off = 0, err;
 	size_t copied;
+	long timeo;
+	int err;
 
 	if (!ovpn_sock)
 		return ovpn_tcp_family(sk)->prot.orig->recvmsg(sk, msg, len,
 								flags);
 	tcp = ovpn_tcp_of(ovpn_sock);
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 
-	skb = __skb_recv_datagram(sk, &tcp->user_queue, flags, &off, &err);
-	if (!skb) {
+	lock_sock(sk);
+	add_wait_queue(sk_sleep(sk), &wait);
+	for (;;) {
+		skb = ovpn_tcp_user_next(sk, tcp, flags);
+		if (IS_ERR(skb)) {
+			err = PTR_ERR(skb);
+			skb = NULL;
+			break;
+		}
+		if (skb)
+			break;
+		err = sock_error(sk);
+		if (err)
+			break;
 		/* Nothing left and nothing to come: the end of the stream. */
-		if (err == -EAGAIN &&
-		    (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN))
-			err = 0;
-		goto out;
+		if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
+			break;
+		if (tcp->state != OVPN_TCP_ACTIVE) {
+			err = -ECONNABORTED;
+			break;
+		}
+		if (!timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		sk_wait_event(sk, &timeo, ovpn_tcp_user_ready(sk, tcp), &wait);
 	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	release_sock(sk);
+	ovpn_socket_put(ovpn_sock);
+	if (!skb)
+		return err;
 
 	copied = min_t(size_t, len, skb->len);
 	if (copied < skb->len)
@@ -664,8 +765,6 @@ static int ovpn_tcp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	if (!err)
 		err = (flags & MSG_TRUNC) ? skb->len : copied;
 	consume_skb(skb);
-out:
-	ovpn_socket_put(ovpn_sock);
 	return err;
 }
 
@@ -673,37 +772,31 @@ out:
  * sendmsg: userspace sends one control record per call, length prefix
  * included, never waiting: the record is written before the next data
  * record, and the next one is refused with EAGAIN until this one is.
+ *
+ * The record is copied from userspace before the attachment is held: a
+ * copy that blocks (a page fault on a FUSE or userfaultfd mapping) must
+ * not hold up the deletion of the device.  If the socket was detached
+ * meanwhile, it is plain TCP again and the bytes go out as they are.
  */
 static int ovpn_tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size)
 {
-	struct ovpn_socket *ovpn_sock = ovpn_tcp_sock_get(sk);
+	const struct proto *orig = ovpn_tcp_family(sk)->prot.orig;
+	struct ovpn_socket *ovpn_sock;
 	struct ovpn_tcp_sock *tcp;
 	struct sk_buff *skb;
 	int ret;
 
-	if (!ovpn_sock)
-		return ovpn_tcp_family(sk)->prot.orig->sendmsg(sk, msg, size);
-	tcp = ovpn_tcp_of(ovpn_sock);
-
-	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL)) {
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
+	if (!rcu_access_pointer(__sk_user_data(sk)))
+		return orig->sendmsg(sk, msg, size);
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL))
+		return -EOPNOTSUPP;
 	if (size < OVPN_TCP_LEN_SIZE + OVPN_OPCODE_SIZE ||
-	    size > OVPN_TCP_LEN_SIZE + U16_MAX) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (test_and_set_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags)) {
-		ret = -EAGAIN;
-		goto out;
-	}
+	    size > OVPN_TCP_LEN_SIZE + U16_MAX)
+		return -EINVAL;
 
 	skb = alloc_skb(size, GFP_KERNEL);
-	if (!skb) {
-		ret = -ENOMEM;
-		goto out_clear;
-	}
+	if (!skb)
+		return -ENOMEM;
 	if (!copy_from_iter_full(skb_put(skb, size), size, &msg->msg_iter)) {
 		ret = -EFAULT;
 		goto out_free;
@@ -711,6 +804,19 @@ static int ovpn_tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size)
 	/* One whole record: anything else would desync the stream. */
 	if (get_unaligned_be16(skb->data) != size - OVPN_TCP_LEN_SIZE) {
 		ret = -EINVAL;
+		goto out_free;
+	}
+
+	ovpn_sock = ovpn_tcp_sock_get(sk);
+	if (!ovpn_sock) {
+		kfree_skb(skb);
+		iov_iter_revert(&msg->msg_iter, size);
+		return orig->sendmsg(sk, msg, size);
+	}
+	tcp = ovpn_tcp_of(ovpn_sock);
+	if (test_and_set_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags)) {
+		ovpn_socket_put(ovpn_sock);
+		ret = -EAGAIN;
 		goto out_free;
 	}
 
@@ -722,15 +828,11 @@ static int ovpn_tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size)
 	lock_sock(sk);
 	kfree_skb(xchg(&tcp->tx_ctrl, skb));
 	release_sock(sk);
-	ret = size;
-	goto out;
+	ovpn_socket_put(ovpn_sock);
+	return size;
 
 out_free:
 	kfree_skb(skb);
-out_clear:
-	clear_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags);
-out:
-	ovpn_socket_put(ovpn_sock);
 	return ret;
 }
 
@@ -1022,8 +1124,12 @@ void ovpn_tcp_detach(struct ovpn_socket *ovpn_sock)
 	/* Waits for the strparser's work, which takes the socket lock. */
 	if (started)
 		strp_done(&tcp->strp);
-	/* A writer waiting for its control record would wait forever. */
-	ovpn_tcp_wake_writers(sk);
+	/*
+	 * A writer waiting for its control record, or a reader for the next
+	 * one, would wait forever, and the reader holds the attachment.
+	 */
+	ovpn_tcp_wake(sk, EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM |
+		      EPOLLWRBAND);
 }
 
 /**

@@ -44,10 +44,9 @@ each in rx_dropped, which the --drops command reads before and after:
 the first connection's records, its stream cut into writes of random
 sizes, down to single bytes.  EXPECT keys: data (data records on the
 first connection: its peer's link_rx_packets), drops (the same: what
-rx_dropped grows by, plus the control records that userspace's queue has
-no room for), ctrl and ctrl_bytes (its control records, for the socket's
-owner, length prefix included), broken and broken_counted (the drops of
-the broken streams, expected and counted).  The first connection stays
+rx_dropped grows by), ctrl and ctrl_bytes (its control records, for the
+socket's owner, length prefix included), broken and broken_counted (the
+drops of the broken streams, expected and counted).  The first connection stays
 open until the fuzzer is killed.
 """
 

@@ -203,9 +203,26 @@ client_undisturbed()
 		"$(grep -c '^CTRL' "$TMPDIR/cli.log")"
 }
 
+# A peer floods the server's userspace with 60,000-byte control records
+# that it does not read (tcp-control.py): they are charged to the socket
+# and bounded by its receive buffer, the sender blocks, and once read
+# every record arrives intact and in order; none is dropped.
+control_flood_bounded()
+{
+	local out drop
+
+	drop=$(rx_dropped)
+	out=$(in_srv python3 "$OVPN_DIR/tcp-control.py" "$OVPN_CLI" tun0 10 \
+		5.5.5.30 "$OVPN_SLOW" flood) || { echo "$out"; return 1; }
+	echo "$out"
+	ktap_note "$(sed -n 's/^# //p' <<<"$out")"
+	expect_eq "checks passed" 5 "$(grep -c '^ok ' <<<"$out")"
+	expect_eq "rx_dropped growth" 0 $(($(rx_dropped) - drop))
+}
+
 ovpn_require
 
-ktap_plan 12
+ktap_plan 13
 run_test setup setup_topology
 run_test zero_length_record zero_length_record
 run_test one_byte_record one_byte_record
@@ -217,5 +234,6 @@ run_test truncated_record truncated_record
 run_test control_record_kept control_record_kept
 run_test garbage_data_dropped garbage_data_dropped
 run_test client_undisturbed client_undisturbed
+run_noted control_flood_bounded control_flood_bounded
 run_test module_unloads module_unloads
 ktap_finish

@@ -214,6 +214,22 @@ client_write_fails()
 	expect_err ENOENT in_c 7 "$OVPN_CLI" get_peer tun7 17
 }
 
+# A device goes while a reader of an attached socket waits in recv() and
+# a writer's copy of its record waits for a page (tcp-control.py): the
+# deletion does not wait for either, the reader wakes with an error, and
+# the writer finishes once its page comes.
+blocked_reader_writer()
+{
+	local out
+
+	in_srv "$OVPN_CLI" new_iface tunb
+	out=$(in_srv python3 "$OVPN_DIR/tcp-control.py" "$OVPN_CLI" tunb 1 - \
+		"$OVPN_SLOW" blocked) || { echo "$out"; return 1; }
+	echo "$out"
+	ktap_note "$(sed -n 's/^# //p' <<<"$out")"
+	expect_eq "checks passed" 5 "$(grep -c '^ok ' <<<"$out")"
+}
+
 # The server's device goes while clients 5 and 6 are connected, 6
 # sending: both peers go with it.  Their connections stay the server's
 # userspace's: closing one ends the client's peer.
@@ -237,7 +253,7 @@ device_deleted()
 
 ovpn_require
 
-ktap_plan 9
+ktap_plan 10
 run_test setup_topology setup_topology
 run_test peers_up peers_up
 run_test client_closes_socket client_closes_socket
@@ -245,6 +261,7 @@ run_test client_killed client_killed
 run_test client_netns_deleted client_netns_deleted
 run_test server_deletes_peer server_deletes_peer
 run_test client_write_fails client_write_fails
+run_noted blocked_reader_writer blocked_reader_writer
 run_test device_deleted device_deleted
 run_test module_unloads module_unloads
 ktap_finish
