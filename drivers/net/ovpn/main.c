@@ -22,6 +22,7 @@
 #include "ovpnpriv.h"
 #include "peer.h"
 #include "socket.h"
+#include "tcp.h"
 
 struct workqueue_struct *ovpn_wq;
 
@@ -251,6 +252,7 @@ static int __init ovpn_init(void)
 	ovpn_wq = alloc_workqueue("ovpn", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!ovpn_wq)
 		return -ENOMEM;
+	ovpn_tcp_init();
 
 	err = rtnl_link_register(&ovpn_link_ops);
 	if (err) {

@@ -28,6 +28,7 @@
 #include <net/inet_connection_sock.h>
 #include <net/ipv6.h>
 #include <net/tcp.h>
+#include <net/transp_v6.h>
 
 #include "io.h"
 #include "main.h"
@@ -76,27 +77,25 @@ enum {
  * struct ovpn_tcp_family - what ovpn replaces in the TCP sockets of one
  *			    address family
  * @prot: the sockets' own struct proto and ovpn's copy of it
- * @prot.orig: the original
+ * @prot.orig: the original, tcp_prot or tcpv6_prot
  * @prot.copy: the copy, with ovpn's recvmsg, sendmsg, setsockopt, close
  *	       and disconnect
  * @ops: the sockets' own struct proto_ops and ovpn's copy of it
- * @ops.orig: the original
+ * @ops.orig: the original, inet_stream_ops or inet6_stream_ops
  * @ops.copy: the copy, with ovpn's poll
- * @ready: the copies are made; they never change afterwards
  *
- * Built from the first socket of the family that is attached, because
- * the IPv6 originals are not exported to modules.  Every later socket
- * must use the same originals, which also rules out sockets that another
- * layer (a ULP, a BPF sockmap) took over.
+ * Made once at module load from the originals the core exports, IPv6's
+ * included (ovpn depends on IPv6 when IPv6 is a module, so they are
+ * there).  Only a socket that uses exactly those originals is attached:
+ * that rules out sockets another layer (a ULP, a BPF sockmap, MPTCP)
+ * took over, whose operations would be lost under ovpn's.
  */
 struct ovpn_tcp_family {
 	struct { struct proto *orig; struct proto copy; } prot;
 	struct { const struct proto_ops *orig; struct proto_ops copy; } ops;
-	bool ready;
 };
 
-static struct ovpn_tcp_family ovpn_tcp_families[2];
-static DEFINE_MUTEX(ovpn_tcp_families_lock);
+static struct ovpn_tcp_family ovpn_tcp_families[2] __ro_after_init;
 
 static struct ovpn_tcp_family *ovpn_tcp_family(const struct sock *sk)
 {
@@ -920,62 +919,14 @@ static __poll_t ovpn_tcp_poll(struct file *file, struct socket *sock,
 	return mask;
 }
 
-/* Is @sk a plain TCP socket, as its family's originals would make it? */
-static bool ovpn_tcp_is_plain(const struct sock *sk)
+/* Is @sk a plain TCP socket of its family, which ovpn may take over? */
+static bool ovpn_tcp_is_plain(struct sock *sk)
 {
-	const struct proto_ops *ops = sk->sk_socket->ops;
+	const struct ovpn_tcp_family *fam = ovpn_tcp_family(sk);
 
-	if (inet_csk(sk)->icsk_ulp_ops)
-		return false;
-	if (sk->sk_family == AF_INET)
-		return sk->sk_prot == &tcp_prot && ops == &inet_stream_ops;
-#if IS_ENABLED(CONFIG_IPV6)
-	return ops == &inet6_stream_ops && !strcmp(sk->sk_prot->name, "TCPv6");
-#else
-	return false;
-#endif
-}
-
-/*
- * The replacements for @sk's family, made on first use.  Return: 0, or
- * -EBUSY if @sk is not a plain TCP socket of its family.
- */
-static int ovpn_tcp_family_prepare(struct sock *sk)
-{
-	struct ovpn_tcp_family *fam = ovpn_tcp_family(sk);
-	int ret = 0;
-
-	mutex_lock(&ovpn_tcp_families_lock);
-	if (fam->ready) {
-		if (sk->sk_prot != fam->prot.orig ||
-		    sk->sk_socket->ops != fam->ops.orig ||
-		    inet_csk(sk)->icsk_ulp_ops)
-			ret = -EBUSY;
-		goto out;
-	}
-	if (!ovpn_tcp_is_plain(sk)) {
-		ret = -EBUSY;
-		goto out;
-	}
-
-	fam->prot.orig = sk->sk_prot;
-	fam->prot.copy = *fam->prot.orig;
-	fam->prot.copy.recvmsg = ovpn_tcp_recvmsg;
-	fam->prot.copy.sendmsg = ovpn_tcp_sendmsg;
-	fam->prot.copy.disconnect = ovpn_tcp_disconnect;
-	fam->prot.copy.close = ovpn_tcp_close;
-	fam->prot.copy.setsockopt = ovpn_tcp_setsockopt;
-	fam->prot.copy.release_cb = ovpn_tcp_release_cb;
-	fam->ops.orig = sk->sk_socket->ops;
-	fam->ops.copy = *fam->ops.orig;
-	fam->ops.copy.poll = ovpn_tcp_poll;
-	/* Both would read the stream behind the record parser's back. */
-	fam->ops.copy.splice_read = NULL;
-	fam->ops.copy.mmap = sock_no_mmap;
-	fam->ready = true;
-out:
-	mutex_unlock(&ovpn_tcp_families_lock);
-	return ret;
+	return fam->prot.orig && sk->sk_prot == fam->prot.orig &&
+	       sk->sk_socket->ops == fam->ops.orig &&
+	       !inet_csk(sk)->icsk_ulp_ops;
 }
 
 /**
@@ -993,15 +944,11 @@ int ovpn_tcp_attach(struct ovpn_socket *ovpn_sock, struct ovpn_peer *peer)
 {
 	struct ovpn_tcp_sock *tcp = ovpn_tcp_of(ovpn_sock);
 	struct sock *sk = ovpn_sock->sk;
-	int ret;
 
 	if (sk->sk_state != TCP_ESTABLISHED)
 		return -ENOTCONN;
-	if (rcu_access_pointer(__sk_user_data(sk)))
+	if (rcu_access_pointer(__sk_user_data(sk)) || !ovpn_tcp_is_plain(sk))
 		return -EBUSY;
-	ret = ovpn_tcp_family_prepare(sk);
-	if (ret)
-		return ret;
 
 	tcp->peer = peer;
 	tcp->state = OVPN_TCP_NEW;
@@ -1141,4 +1088,39 @@ void ovpn_tcp_detach(struct ovpn_socket *ovpn_sock)
 void ovpn_tcp_release(struct ovpn_socket *ovpn_sock)
 {
 	ovpn_tcp_purge(ovpn_tcp_of(ovpn_sock));
+}
+
+static void __init ovpn_tcp_family_init(struct ovpn_tcp_family *fam,
+					struct proto *prot,
+					const struct proto_ops *ops)
+{
+	fam->prot.orig = prot;
+	fam->prot.copy = *prot;
+	fam->prot.copy.recvmsg = ovpn_tcp_recvmsg;
+	fam->prot.copy.sendmsg = ovpn_tcp_sendmsg;
+	fam->prot.copy.disconnect = ovpn_tcp_disconnect;
+	fam->prot.copy.close = ovpn_tcp_close;
+	fam->prot.copy.setsockopt = ovpn_tcp_setsockopt;
+	fam->prot.copy.release_cb = ovpn_tcp_release_cb;
+	fam->ops.orig = ops;
+	fam->ops.copy = *ops;
+	fam->ops.copy.poll = ovpn_tcp_poll;
+	/* Both would read the stream behind the record parser's back. */
+	fam->ops.copy.splice_read = NULL;
+	fam->ops.copy.mmap = sock_no_mmap;
+}
+
+/**
+ * ovpn_tcp_init - make ovpn's copies of the TCP operations
+ *
+ * Context: module load.
+ */
+void __init ovpn_tcp_init(void)
+{
+	ovpn_tcp_family_init(&ovpn_tcp_families[0], &tcp_prot,
+			     &inet_stream_ops);
+#if IS_ENABLED(CONFIG_IPV6)
+	ovpn_tcp_family_init(&ovpn_tcp_families[1], &tcpv6_prot,
+			     &inet6_stream_ops);
+#endif
 }
