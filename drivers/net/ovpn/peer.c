@@ -20,6 +20,9 @@
 #include "peer.h"
 #include "socket.h"
 
+/* The least time between two local addresses learnt from packets. */
+#define OVPN_LOCAL_LEARN_GAP	HZ
+
 static void ovpn_peer_release_work(struct work_struct *work)
 {
 	struct ovpn_peer *peer = container_of(to_rcu_work(work),
@@ -92,6 +95,7 @@ struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id)
 	peer->tx_id = id;
 	peer->last_recv = ktime_get_seconds();
 	peer->last_sent = peer->last_recv;
+	peer->local_learnt = jiffies - OVPN_LOCAL_LEARN_GAP;
 	peer->delete_reason = OVPN_DEL_PEER_REASON_TEARDOWN;
 	spin_lock_init(&peer->lock);
 	ovpn_crypto_state_init(&peer->crypto);
@@ -925,6 +929,12 @@ void ovpn_peer_update_bind(struct ovpn_peer *peer, struct ovpn_bind *new)
 	spin_unlock_bh(&peer->ovpn->lock);
 }
 
+static bool ovpn_peer_local_learnt_lately(struct ovpn_peer *peer)
+{
+	return time_before(jiffies, READ_ONCE(peer->local_learnt) +
+			   OVPN_LOCAL_LEARN_GAP);
+}
+
 /**
  * ovpn_peer_float - follow a UDP peer to a new address
  * @peer: the peer, held by the caller
@@ -932,7 +942,8 @@ void ovpn_peer_update_bind(struct ovpn_peer *peer, struct ovpn_bind *new)
  *	 place
  *
  * A new source address or port becomes the peer's remote endpoint and is
- * notified; a new local (destination) address is learnt silently.
+ * notified, once; a new local (destination) address is learnt silently,
+ * one change per OVPN_LOCAL_LEARN_GAP at most.
  *
  * Context: softirq or async crypto completion.
  */
@@ -955,11 +966,45 @@ void ovpn_peer_float(struct ovpn_peer *peer, struct sk_buff *skb)
 	moved = !ovpn_bind_remote_equal(bind, &ss);
 	rcu_read_unlock();
 
+	/*
+	 * Only the local address differs.  A server reached on several of
+	 * its addresses at once (multi-homed, anycast) would learn one on
+	 * every packet, each time with an allocation, the device lock and a
+	 * route cache reset: it learns one change per OVPN_LOCAL_LEARN_GAP.
+	 */
+	if (!moved && ovpn_peer_local_learnt_lately(peer))
+		return;
+
 	new = ovpn_bind_from_sockaddr(&ss);
 	if (IS_ERR(new))
 		return;
 	ovpn_skb_local_addr(skb, new);
-	ovpn_peer_update_bind(peer, new);
-	if (moved)
-		ovpn_nl_peer_float_notify(peer, &ss);
+
+	spin_lock_bh(&peer->lock);
+	bind = rcu_dereference_protected(peer->bind,
+					 lockdep_is_held(&peer->lock));
+	/*
+	 * Decided again on the bind in place: another CPU may have learnt
+	 * the same endpoints meanwhile, which is one float, notified once.
+	 */
+	moved = !ovpn_bind_remote_equal(bind, &ss);
+	if (!moved && (ovpn_bind_local_equal(bind, skb) ||
+		       ovpn_peer_local_learnt_lately(peer))) {
+		spin_unlock_bh(&peer->lock);
+		kfree(new);
+		return;
+	}
+	if (!ovpn_bind_local_equal(bind, skb))
+		WRITE_ONCE(peer->local_learnt, jiffies);
+	rcu_assign_pointer(peer->bind, new);
+	spin_unlock_bh(&peer->lock);
+	kfree_rcu(bind, rcu);
+
+	dst_cache_reset(&peer->dst_cache);
+	if (!moved)
+		return;
+	spin_lock_bh(&peer->ovpn->lock);
+	ovpn_peer_rehash_transp(peer);
+	spin_unlock_bh(&peer->ovpn->lock);
+	ovpn_nl_peer_float_notify(peer, &ss);
 }

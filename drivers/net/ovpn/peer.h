@@ -68,6 +68,8 @@ struct ovpn_socket;
  * @keepalive_timeout: seconds of RX silence before expiry; 0 = off
  * @last_recv: ktime_get_seconds() of the last authenticated packet
  * @last_sent: ktime_get_seconds() of the last packet sent
+ * @local_learnt: jiffies of the last change of the local address learnt
+ *		  from a packet (written under @lock)
  * @removed: unpublished; never to be hashed again (ovpn->lock)
  * @delete_reason: why the peer was removed
  * @lock: protects @bind updates and the keepalive parameters
@@ -101,6 +103,7 @@ struct ovpn_peer {
 	unsigned long keepalive_timeout;
 	time64_t last_recv;
 	time64_t last_sent;
+	unsigned long local_learnt;
 	bool removed;
 	enum ovpn_del_peer_reason delete_reason;
 	spinlock_t lock; /* @bind updates, keepalive parameters */

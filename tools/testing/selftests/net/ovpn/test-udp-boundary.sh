@@ -97,6 +97,45 @@ outer_flow_tracked()
 	in_c "$c" nft delete table inet ovpn_t
 }
 
+# local_address_learnt_once: client 1 sends its datagrams to two of the
+# server's addresses in turn (a stateless rule picks 10.10.1.1 or
+# 10.10.1.9 for each).  The server learns the local address it is reached
+# on at most once a second, not for every datagram (each time an
+# allocation, the device lock and a route cache reset): its answers to 20
+# pings in one second change their source address twice at most, where
+# before every answer changed it.
+local_address_learnt_once()
+{
+	local log=$TMPDIR/learn.txt pid switches
+
+	in_srv ip addr add 10.10.1.9/24 dev veth1
+	in_c 1 nft -f - <<-EOF
+	table ip ovpn_t {
+		chain out {
+			type route hook output priority 0;
+			udp dport $PORT ip daddr set numgen inc mod 2 \
+				map { 0 : 10.10.1.1, 1 : 10.10.1.9 }
+		}
+	}
+	EOF
+	in_c 1 timeout "$(secs 20)" tcpdump -nni eth0 -c 20 \
+		"udp and src port $PORT" >"$log" 2>&1 &
+	pid=$!
+	log_wait "$log" 'listening on'
+	in_c 1 ping -q -c 20 -i 0.05 -W 2 5.5.8.1
+	wait "$pid" || true
+	in_c 1 nft delete table ip ovpn_t
+	# "TIME IP ADDR.PORT > ...": the answers' source addresses in order.
+	switches=$(awk '$2 == "IP" { sub(/\.[0-9]+$/, "", $3); print $3 }' \
+		   "$log" | uniq | wc -l)
+	echo "the server's answers came from $switches runs of one address:"
+	awk '$2 == "IP" { print $3 }' "$log" | tr '\n' ' '
+	echo
+	[ "$switches" -ge 1 ] || fail "no answer captured"
+	[ "$switches" -le 3 ] ||
+		fail "$((switches - 1)) changes of the local address in 1 s"
+}
+
 # snat_transport C: client C translates the source address of its
 # datagrams to the server to fd00:C::9, from the first one on (NAT binds
 # a flow when it starts).
@@ -215,7 +254,7 @@ unspecified_source_dropped()
 ovpn_workdir
 ovpn_require
 
-ktap_plan 8
+ktap_plan 9
 run_test setup setup_topology
 run_test outer_flow_tracked_ipv4 outer_flow_tracked 1 ip
 run_test outer_flow_tracked_ipv6 outer_flow_tracked 2 ip6
@@ -225,5 +264,6 @@ run_test unspecified_ipv6_source_dropped unspecified_source_dropped 1 :: \
 run_test unspecified_ipv4_source_dropped unspecified_source_dropped 2 \
 	0.0.0.0 5.5.8.1
 run_test outer_snat_ipv6 outer_snat
+run_test local_address_learnt_once local_address_learnt_once
 run_test module_unloads module_unloads
 ktap_finish
