@@ -1271,13 +1271,31 @@ void ovpn_nl_peer_float_notify(struct ovpn_peer *peer,
 	ovpn_nl_ntf_send(peer, msg, hdr, nest);
 }
 
+/*
+ * The notifications of the "peers" group carry peer endpoints, floats and
+ * removals: only CAP_NET_ADMIN in the namespace may join it, as only it
+ * may send the commands.  The spec says so (flags: [admin-perm]), but the
+ * kernel's YNL generator does not carry the flags of a multicast group
+ * into the table it writes (netlink-gen.c); this one, the same but for
+ * them, replaces it at registration, while the family is still writable.
+ */
+static const struct genl_multicast_group ovpn_nl_mcgrps_admin[] = {
+	[OVPN_NLGRP_PEERS] = {
+		.name = OVPN_MCGRP_PEERS,
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+	},
+};
+
 /**
  * ovpn_nl_register - register the "ovpn" generic netlink family
  *
  * Return: 0 on success or a negative errno from genl_register_family().
  */
-int ovpn_nl_register(void)
+int __init ovpn_nl_register(void)
 {
+	BUILD_BUG_ON(ARRAY_SIZE(ovpn_nl_mcgrps_admin) != OVPN_NLGRP_PEERS + 1);
+	ovpn_nl_family.mcgrps = ovpn_nl_mcgrps_admin;
+	ovpn_nl_family.n_mcgrps = ARRAY_SIZE(ovpn_nl_mcgrps_admin);
 	return genl_register_family(&ovpn_nl_family);
 }
 

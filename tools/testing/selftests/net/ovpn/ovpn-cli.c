@@ -3269,7 +3269,7 @@ static int cli_listen_args(int argc, char **argv, unsigned long *secs,
 static int cli_join_peers(struct cli_nl *nl, const struct cli_family *fam)
 {
 	unsigned int i;
-	int ret;
+	int grp;
 
 	for (i = 0; i < fam->n_grps; i++)
 		if (!strcmp(fam->grps[i].name, OVPN_MCGRP_PEERS))
@@ -3280,11 +3280,17 @@ static int cli_join_peers(struct cli_nl *nl, const struct cli_family *fam)
 		return RC_KERNEL;
 	}
 
-	ret = nl_socket_add_membership(nl->sk, fam->grps[i].id);
-	if (ret < 0) {
-		fprintf(stderr, "%s: cannot join group %s: %s\n", CLI_NAME,
-			OVPN_MCGRP_PEERS, nl_geterror(ret));
-		return RC_LOCAL;
+	/*
+	 * The kernel decides who may join (CAP_NET_ADMIN): its errno is
+	 * printed as any other answer of the kernel's, which libnl's own
+	 * join would translate into a code of its own.
+	 */
+	grp = fam->grps[i].id;
+	if (setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK,
+		       NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)) < 0) {
+		printf("ERR %s cannot join group %s\n", errno_name(errno),
+		       OVPN_MCGRP_PEERS);
+		return RC_KERNEL;
 	}
 
 	return RC_OK;

@@ -108,6 +108,17 @@ empty_dump()
 		"$(cli cmd peer_get ifname ov-genl dump)"
 }
 
+# The "peers" group tells peer endpoints, floats and removals: joining it
+# takes CAP_NET_ADMIN too.  (The other scripts' listeners, with it, get
+# every notification.)
+peers_group_needs_net_admin()
+{
+	command -v setpriv >/dev/null ||
+		{ echo "no setpriv"; return "$KSFT_SKIP"; }
+	expect_errno EPERM in_ns setpriv --bounding-set=-net_admin \
+		--inh-caps=-net_admin "$OVPN_CLI" listen_mcast 1 count 1
+}
+
 needs_net_admin()
 {
 	command -v setpriv >/dev/null ||
@@ -120,7 +131,7 @@ ovpn_require
 ip netns add "$NS"
 in_ns "$OVPN_CLI" new_iface ov-genl mp >/dev/null || exit 1
 
-ktap_plan 9
+ktap_plan 10
 run_test family_shape family_shape
 run_test module_aliases module_aliases
 run_test missing_ifindex missing_ifindex
@@ -130,4 +141,5 @@ run_test other_namespace_device other_namespace_device
 run_test commands_need_their_nest commands_need_their_nest
 run_test empty_dump empty_dump
 run_test needs_net_admin needs_net_admin
+run_test peers_group_needs_net_admin peers_group_needs_net_admin
 ktap_finish
