@@ -83,6 +83,7 @@ static int ovpn_net_init(struct net_device *dev)
 		ovpn->peers = kvzalloc_obj(*ovpn->peers, GFP_KERNEL);
 		if (!ovpn->peers)
 			return -ENOMEM;
+		ovpn_peer_init_tables(ovpn->peers);
 	}
 
 	err = gro_cells_init(&ovpn->gro_cells, dev);

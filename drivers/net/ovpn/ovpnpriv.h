@@ -12,8 +12,10 @@
 #ifndef _NET_OVPN_OVPNPRIV_H_
 #define _NET_OVPN_OVPNPRIV_H_
 
+#include <linux/bits.h>
 #include <linux/hashtable.h>
 #include <linux/list.h>
+#include <linux/list_nulls.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -22,6 +24,8 @@
 
 #define OVPN_PEER_HASH_BITS	12
 
+#define OVPN_PEER_HASH_SIZE	BIT(OVPN_PEER_HASH_BITS)
+
 /**
  * struct ovpn_peer_collection - the peers of an MP device
  * @by_id: by peer id (the id their packets carry)
@@ -29,15 +33,20 @@
  * @by_vpn_addr6: by VPN IPv6 address (TX routing, RPF)
  * @by_transp_addr: by remote transport address (packets with no peer id)
  *
- * RCU-protected hlists, written under ovpn->lock.  A lookup racing with a
- * rehash (float, PEER_SET) may miss the moving peer once; that packet is
- * dropped, nothing worse.
+ * RCU-protected, written under ovpn->lock.  A peer's id never changes,
+ * so @by_id is a plain hlist: a removed node keeps its next pointer and
+ * a reader standing on it goes on down the right chain.  A peer moves
+ * between buckets of the other tables (PEER_SET, float): a reader on the
+ * moving node would follow it into another chain and miss the rest of
+ * its own, so those are hlist_nulls whose end marker is the bucket's
+ * index, and a lookup that ends in another bucket's marker starts over
+ * (ovpn_peer_init_tables()).  A lookup may miss only the peer that moves.
  */
 struct ovpn_peer_collection {
 	DECLARE_HASHTABLE(by_id, OVPN_PEER_HASH_BITS);
-	DECLARE_HASHTABLE(by_vpn_addr4, OVPN_PEER_HASH_BITS);
-	DECLARE_HASHTABLE(by_vpn_addr6, OVPN_PEER_HASH_BITS);
-	DECLARE_HASHTABLE(by_transp_addr, OVPN_PEER_HASH_BITS);
+	struct hlist_nulls_head by_vpn_addr4[OVPN_PEER_HASH_SIZE];
+	struct hlist_nulls_head by_vpn_addr6[OVPN_PEER_HASH_SIZE];
+	struct hlist_nulls_head by_transp_addr[OVPN_PEER_HASH_SIZE];
 };
 
 /**

@@ -175,33 +175,39 @@ ovpn_bucket_by_id(struct ovpn_peer_collection *peers, u32 id)
 	return &peers->by_id[bkt];
 }
 
-static struct hlist_head *
-ovpn_bucket_by_vpn_addr4(struct ovpn_peer_collection *peers, __be32 addr)
+static u32 ovpn_bkt_vpn_addr4(__be32 addr)
 {
-	u32 bkt = hash_min(ovpn_hash_addr4(addr),
-			   HASH_BITS(peers->by_vpn_addr4));
-
-	return &peers->by_vpn_addr4[bkt];
+	return hash_32(ovpn_hash_addr4(addr), OVPN_PEER_HASH_BITS);
 }
 
-static struct hlist_head *
-ovpn_bucket_by_vpn_addr6(struct ovpn_peer_collection *peers,
-			 const struct in6_addr *addr)
+static u32 ovpn_bkt_vpn_addr6(const struct in6_addr *addr)
 {
-	u32 bkt = hash_min(ovpn_hash_addr6(addr),
-			   HASH_BITS(peers->by_vpn_addr6));
-
-	return &peers->by_vpn_addr6[bkt];
+	return hash_32(ovpn_hash_addr6(addr), OVPN_PEER_HASH_BITS);
 }
 
-static struct hlist_head *
-ovpn_bucket_by_transp_addr(struct ovpn_peer_collection *peers,
-			   const union ovpn_sockaddr *ss)
+static u32 ovpn_bkt_transp_addr(const union ovpn_sockaddr *ss)
 {
-	u32 bkt = hash_min(ovpn_hash_sockaddr(ss),
-			   HASH_BITS(peers->by_transp_addr));
+	return hash_32(ovpn_hash_sockaddr(ss), OVPN_PEER_HASH_BITS);
+}
 
-	return &peers->by_transp_addr[bkt];
+/**
+ * ovpn_peer_init_tables - set up the empty tables of an MP device
+ * @peers: the tables, zeroed
+ *
+ * The end marker of each hlist_nulls chain is its bucket's index: a
+ * lookup that reaches another one was led off its chain by a moving peer
+ * and must start over.
+ */
+void ovpn_peer_init_tables(struct ovpn_peer_collection *peers)
+{
+	u32 i;
+
+	hash_init(peers->by_id);
+	for (i = 0; i < OVPN_PEER_HASH_SIZE; i++) {
+		INIT_HLIST_NULLS_HEAD(&peers->by_vpn_addr4[i], i);
+		INIT_HLIST_NULLS_HEAD(&peers->by_vpn_addr6[i], i);
+		INIT_HLIST_NULLS_HEAD(&peers->by_transp_addr[i], i);
+	}
 }
 
 /* Hash a peer by its remote transport address, if any; ovpn->lock held. */
@@ -209,6 +215,7 @@ static void ovpn_peer_hash_transp(struct ovpn_priv *ovpn,
 				  struct ovpn_peer *peer)
 {
 	struct ovpn_bind *bind;
+	u32 bkt;
 
 	/*
 	 * @bind is replaced under peer->lock, not ours: read it as an RCU
@@ -218,35 +225,42 @@ static void ovpn_peer_hash_transp(struct ovpn_priv *ovpn,
 	 */
 	bind = rcu_dereference_check(peer->bind,
 				     lockdep_is_held(&ovpn->lock));
-	if (bind)
-		hlist_add_head_rcu(&peer->hash_entry_transp_addr,
-				   ovpn_bucket_by_transp_addr(ovpn->peers,
-							      &bind->remote));
+	if (!bind)
+		return;
+	bkt = ovpn_bkt_transp_addr(&bind->remote);
+	hlist_nulls_add_head_rcu(&peer->hash_entry_transp_addr,
+				 &ovpn->peers->by_transp_addr[bkt]);
 }
 
-/* Hash a peer's VPN addresses and transport address; ovpn->lock held. */
-static void ovpn_peer_hash_addrs(struct ovpn_priv *ovpn,
+/* Hash a peer's VPN IPv4 address, if it has one; ovpn->lock held. */
+static void ovpn_peer_hash_addr4(struct ovpn_priv *ovpn,
 				 struct ovpn_peer *peer)
 {
-	const struct in6_addr *addr6 = &peer->vpn_addrs.ipv6;
-	struct ovpn_peer_collection *peers = ovpn->peers;
-	__be32 addr4 = peer->vpn_addrs.ipv4.s_addr;
+	__be32 addr = peer->vpn_addrs.ipv4.s_addr;
+	u32 bkt = ovpn_bkt_vpn_addr4(addr);
 
-	if (addr4 != htonl(INADDR_ANY))
-		hlist_add_head_rcu(&peer->hash_entry_addr4,
-				   ovpn_bucket_by_vpn_addr4(peers, addr4));
-	if (!ipv6_addr_any(addr6))
-		hlist_add_head_rcu(&peer->hash_entry_addr6,
-				   ovpn_bucket_by_vpn_addr6(peers, addr6));
+	if (addr != htonl(INADDR_ANY))
+		hlist_nulls_add_head_rcu(&peer->hash_entry_addr4,
+					 &ovpn->peers->by_vpn_addr4[bkt]);
+}
 
-	ovpn_peer_hash_transp(ovpn, peer);
+/* Hash a peer's VPN IPv6 address, if it has one; ovpn->lock held. */
+static void ovpn_peer_hash_addr6(struct ovpn_priv *ovpn,
+				 struct ovpn_peer *peer)
+{
+	const struct in6_addr *addr = &peer->vpn_addrs.ipv6;
+	u32 bkt = ovpn_bkt_vpn_addr6(addr);
+
+	if (!ipv6_addr_any(addr))
+		hlist_nulls_add_head_rcu(&peer->hash_entry_addr6,
+					 &ovpn->peers->by_vpn_addr6[bkt]);
 }
 
 static void ovpn_peer_unhash_addrs(struct ovpn_peer *peer)
 {
-	hlist_del_init_rcu(&peer->hash_entry_addr4);
-	hlist_del_init_rcu(&peer->hash_entry_addr6);
-	hlist_del_init_rcu(&peer->hash_entry_transp_addr);
+	hlist_nulls_del_init_rcu(&peer->hash_entry_addr4);
+	hlist_nulls_del_init_rcu(&peer->hash_entry_addr6);
+	hlist_nulls_del_init_rcu(&peer->hash_entry_transp_addr);
 }
 
 /* Is a peer with this id in the MP tables?  ovpn->lock held. */
@@ -297,30 +311,44 @@ static void ovpn_peer_finish_removal(struct ovpn_peer *peer)
 	percpu_ref_kill(&peer->ref);
 }
 
-/* MP lookup by VPN address; rcu_read_lock() or ovpn->lock held. */
+/*
+ * MP lookup by VPN address; rcu_read_lock() or ovpn->lock held.  A walk
+ * that ends in another bucket's marker followed a moving peer off its
+ * chain: it starts over (see struct ovpn_peer_collection).
+ */
 static struct ovpn_peer *ovpn_peer_by_vpn4(struct ovpn_priv *ovpn,
 					   __be32 addr)
 {
+	u32 bkt = ovpn_bkt_vpn_addr4(addr);
+	struct hlist_nulls_node *node;
 	struct ovpn_peer *peer;
 
-	hlist_for_each_entry_rcu(peer,
-				 ovpn_bucket_by_vpn_addr4(ovpn->peers, addr),
-				 hash_entry_addr4)
+restart:
+	hlist_nulls_for_each_entry_rcu(peer, node,
+				       &ovpn->peers->by_vpn_addr4[bkt],
+				       hash_entry_addr4)
 		if (peer->vpn_addrs.ipv4.s_addr == addr)
 			return peer;
+	if (get_nulls_value(node) != bkt)
+		goto restart;
 	return NULL;
 }
 
 static struct ovpn_peer *ovpn_peer_by_vpn6(struct ovpn_priv *ovpn,
 					   const struct in6_addr *addr)
 {
+	u32 bkt = ovpn_bkt_vpn_addr6(addr);
+	struct hlist_nulls_node *node;
 	struct ovpn_peer *peer;
 
-	hlist_for_each_entry_rcu(peer,
-				 ovpn_bucket_by_vpn_addr6(ovpn->peers, addr),
-				 hash_entry_addr6)
+restart:
+	hlist_nulls_for_each_entry_rcu(peer, node,
+				       &ovpn->peers->by_vpn_addr6[bkt],
+				       hash_entry_addr6)
 		if (ipv6_addr_equal(&peer->vpn_addrs.ipv6, addr))
 			return peer;
+	if (get_nulls_value(node) != bkt)
+		goto restart;
 	return NULL;
 }
 
@@ -384,7 +412,9 @@ int ovpn_peer_add(struct ovpn_priv *ovpn, struct ovpn_peer *peer)
 		}
 		hlist_add_head_rcu(&peer->hash_entry_id,
 				   ovpn_bucket_by_id(ovpn->peers, peer->id));
-		ovpn_peer_hash_addrs(ovpn, peer);
+		ovpn_peer_hash_addr4(ovpn, peer);
+		ovpn_peer_hash_addr6(ovpn, peer);
+		ovpn_peer_hash_transp(ovpn, peer);
 	} else {
 		old = rcu_dereference_protected(ovpn->peer,
 						lockdep_is_held(&ovpn->lock));
@@ -545,7 +575,9 @@ struct ovpn_peer *ovpn_peer_get_by_transp_addr(struct ovpn_priv *ovpn,
 					       struct sk_buff *skb)
 {
 	struct ovpn_peer *peer, *found = NULL;
+	struct hlist_nulls_node *node;
 	union ovpn_sockaddr ss;
+	u32 bkt;
 
 	if (!ovpn_skb_src_sockaddr(skb, &ss))
 		return NULL;
@@ -559,15 +591,20 @@ struct ovpn_peer *ovpn_peer_get_by_transp_addr(struct ovpn_priv *ovpn,
 		goto out;
 	}
 
-	hlist_for_each_entry_rcu(peer,
-				 ovpn_bucket_by_transp_addr(ovpn->peers, &ss),
-				 hash_entry_transp_addr) {
+	bkt = ovpn_bkt_transp_addr(&ss);
+restart:
+	hlist_nulls_for_each_entry_rcu(peer, node,
+				       &ovpn->peers->by_transp_addr[bkt],
+				       hash_entry_transp_addr) {
 		if (!ovpn_peer_remote_is(peer, &ss))
 			continue;
 		if (percpu_ref_tryget_live_rcu(&peer->ref))
 			found = peer;
-		break;
+		goto out;
 	}
+	/* Led off the chain by a moving peer: see ovpn_peer_by_vpn4(). */
+	if (get_nulls_value(node) != bkt)
+		goto restart;
 out:
 	rcu_read_unlock();
 	return found;
@@ -768,10 +805,17 @@ int ovpn_peer_set_vpn_addrs(struct ovpn_peer *peer, const struct in_addr *ip4,
 		ret = -EADDRINUSE;
 		goto out;
 	}
-	ovpn_peer_unhash_addrs(peer);
-	peer->vpn_addrs.ipv4 = new4;
-	peer->vpn_addrs.ipv6 = new6;
-	ovpn_peer_hash_addrs(ovpn, peer);
+	/* Only an address that changes moves: every move costs readers. */
+	if (new4.s_addr != peer->vpn_addrs.ipv4.s_addr) {
+		hlist_nulls_del_init_rcu(&peer->hash_entry_addr4);
+		peer->vpn_addrs.ipv4 = new4;
+		ovpn_peer_hash_addr4(ovpn, peer);
+	}
+	if (!ipv6_addr_equal(&new6, &peer->vpn_addrs.ipv6)) {
+		hlist_nulls_del_init_rcu(&peer->hash_entry_addr6);
+		peer->vpn_addrs.ipv6 = new6;
+		ovpn_peer_hash_addr6(ovpn, peer);
+	}
 out:
 	spin_unlock_bh(&ovpn->lock);
 	return ret;
@@ -905,7 +949,7 @@ static void ovpn_peer_rehash_transp(struct ovpn_peer *peer)
 	/* A removed peer stays out of every table (see peer.h). */
 	if (ovpn->mode != OVPN_MODE_MP || peer->removed)
 		return;
-	hlist_del_init_rcu(&peer->hash_entry_transp_addr);
+	hlist_nulls_del_init_rcu(&peer->hash_entry_transp_addr);
 	ovpn_peer_hash_transp(ovpn, peer);
 }
 

@@ -33,6 +33,7 @@
 #ifndef _NET_OVPN_PEER_H_
 #define _NET_OVPN_PEER_H_
 
+#include <linux/list_nulls.h>
 #include <linux/llist.h>
 #include <linux/percpu-refcount.h>
 #include <linux/timekeeping.h>
@@ -42,6 +43,7 @@
 #include "crypto.h"
 #include "stats.h"
 
+struct ovpn_peer_collection;
 struct ovpn_priv;
 struct ovpn_socket;
 
@@ -91,9 +93,9 @@ struct ovpn_peer {
 		struct in6_addr ipv6;
 	} vpn_addrs;
 	struct hlist_node hash_entry_id;
-	struct hlist_node hash_entry_addr4;
-	struct hlist_node hash_entry_addr6;
-	struct hlist_node hash_entry_transp_addr;
+	struct hlist_nulls_node hash_entry_addr4;
+	struct hlist_nulls_node hash_entry_addr6;
+	struct hlist_nulls_node hash_entry_transp_addr;
 	struct ovpn_socket *sock;
 	struct ovpn_crypto_state crypto;
 	struct ovpn_bind __rcu *bind;
@@ -134,6 +136,7 @@ static inline void ovpn_peer_put(struct ovpn_peer *peer)
 	percpu_ref_put(&peer->ref);
 }
 
+void ovpn_peer_init_tables(struct ovpn_peer_collection *peers);
 struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id);
 void ovpn_peer_discard(struct ovpn_peer *peer);
 int ovpn_peer_add(struct ovpn_priv *ovpn, struct ovpn_peer *peer);

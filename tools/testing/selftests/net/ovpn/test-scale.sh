@@ -13,8 +13,9 @@
 #
 # Checks that every peer is added and dumped, that the real client's
 # traffic passes, that packets to a sample of the others leave through
-# exactly their peer (its counters), and that deleting the device takes
-# every peer away.  The times of add, dump and delete and the memory per
+# exactly their peer (its counters), that peers moving in the tables hide
+# no other peer from a lookup, and that deleting the device takes every
+# peer away.  The times of add, dump and delete and the memory per
 # peer (per-CPU memory and slab, from /proc/meminfo) are printed as
 # diagnostics, never asserted.
 
@@ -137,6 +138,37 @@ dump_peers()
 	expect_eq "peers dumped" "$PEERS" "$n"
 }
 
+# Peers that move in the tables never hide the others from a lookup: 16
+# peers that stay share a bucket of the VPN IPv4 table with 16 that PEER_SET
+# moves to another bucket and back as fast as netlink answers, in front of
+# them in the chain (rehash-race.py), while packets go to the 16 that stay.
+# Each of those finds its peer: its vpn_tx_packets counts every packet
+# sent to it.  Before hlist_nulls, a lookup standing on a mover as it moved
+# followed it into the other bucket and missed the rest of its own chain.
+rehash_keeps_others()
+{
+	local pfx=$TMPDIR/rehash id n got sent=0 bad=0
+
+	python3 "$OVPN_DIR/rehash-race.py" peers 20001 16 16 1195 "$pfx"
+	start_ready "$TMPDIR/rehash.log" in_srv "$OVPN_CLI" new_multi_peer \
+		tun0 1195 "$pfx.peers" stay
+	bg_start "$pfx.move" in_srv python3 "$OVPN_DIR/rehash-race.py" move \
+		tun0 "$pfx" "$(secs 10)"
+	in_srv python3 "$OVPN_DIR/rehash-race.py" send "$pfx" "$(secs 10)" \
+		>"$pfx.sent"
+	wait "$(cat "$pfx.move.pid")" || fail "$(cat "$pfx.move")"
+	while read -r _ id n; do
+		got=$(peer_stat "$SRV" tun0 "$id" vpn_tx_packets)
+		sent=$((sent + n))
+		[ "$got" = "$n" ] && continue
+		echo "peer $id: $n packets sent, $got found it"
+		bad=$((bad + 1))
+	done <"$pfx.sent"
+	ktap_note "$sent packets to peers that stay while the others made" \
+		"$(sed -n 's/^moves //p' "$pfx.move") moves"
+	[ "$bad" = 0 ] || fail "$bad of 16 peers that stay missed packets"
+}
+
 delete_device()
 {
 	local t0 percpu slab
@@ -155,11 +187,12 @@ delete_device()
 }
 
 ovpn_require
-ktap_plan 6
+ktap_plan 7
 run_test setup setup_topology
 run_noted add_peers add_peers
 run_test real_client_traffic real_client_traffic
 run_test sample_traffic sample_traffic
 run_noted dump dump_peers
+run_noted rehash_keeps_others rehash_keeps_others
 run_noted delete_device delete_device
 ktap_finish

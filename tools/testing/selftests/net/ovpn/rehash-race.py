@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Peers moving in an MP device's tables while lookups walk them.
+
+  rehash-race.py peers FIRST_ID MOVERS STILL PORT PREFIX
+      Writes PREFIX.peers, a peers file for "ovpn-cli new_multi_peer":
+      STILL peers that stay, then MOVERS peers, all with VPN IPv4
+      addresses in 100.126.0.0/15 that the module's table puts in one
+      bucket, so that lookups of the still peers walk past the movers
+      (added last, at the head of the chain); and PREFIX.roles, a line
+      per peer: "<id> still <addr>" or "<id> mover <addr> <away>", the
+      address in another bucket the mover moves to.
+  rehash-race.py move IFNAME PREFIX SECS
+      Moves each mover to its other address and back with PEER_SET, as
+      fast as netlink answers, for SECS seconds; prints the moves made.
+  rehash-race.py send PREFIX SECS
+      Sends UDP datagrams round-robin to the still peers' VPN addresses
+      for SECS seconds; prints "SENT <id> <count>" per peer.
+
+The buckets are computed as the module computes them (jhash of the
+address with seed 0, then hash_32 to 12 bits): if the module's hashing
+changes, the peers no longer share a bucket and the race gets rarer,
+but nothing it checks becomes wrong.
+"""
+
+import ipaddress
+import socket
+import struct
+import sys
+import time
+
+MASK = 0xffffffff
+HASH_BITS = 12
+NETLINK_GENERIC = 16
+GENL_ID_CTRL = 16
+CTRL_CMD_GETFAMILY = 3
+CTRL_ATTR_FAMILY_ID = 1
+CTRL_ATTR_FAMILY_NAME = 2
+NLM_F_REQUEST = 1
+NLM_F_ACK = 4
+NLMSG_ERROR = 2
+NLA_F_NESTED = 0x8000
+OVPN_CMD_PEER_SET = 2
+OVPN_A_IFINDEX = 1
+OVPN_A_PEER = 2
+OVPN_A_PEER_ID = 1
+OVPN_A_PEER_VPN_IPV4 = 8
+
+
+def rol32(x, k):
+    return ((x << k) | (x >> (32 - k))) & MASK
+
+
+# jhash's final mixing: (target, source, rotation) over (a, b, c).
+JHASH_FINAL = ((2, 1, 14), (0, 2, 11), (1, 0, 25), (2, 1, 16), (0, 2, 4),
+               (1, 0, 14), (2, 1, 24))
+
+
+def jhash_1word(a, initval):
+    iv = (initval + 0xdeadbeef + 4) & MASK
+    v = [(a + iv) & MASK, iv, iv]
+    for t, src, k in JHASH_FINAL:
+        v[t] ^= v[src]
+        v[t] = (v[t] - rol32(v[src], k)) & MASK
+    return v[2]
+
+
+def bucket(addr):
+    """The module's bucket of a VPN IPv4 address (a __be32 as a u32)."""
+    word = struct.unpack('=I', ipaddress.IPv4Address(addr).packed)[0]
+    return ((jhash_1word(word, 0) * 0x61C88647) & MASK) >> (32 - HASH_BITS)
+
+
+def peers(first_id, movers, still, port, prefix):
+    pool = {}
+    for n in range(1, 1 << 17):
+        addr = str(ipaddress.IPv4Address('100.126.0.0') + n)
+        pool.setdefault(bucket(addr), []).append(addr)
+    home, away = sorted(pool.values(), key=len, reverse=True)[:2]
+    if len(home) < movers + still or len(away) < movers:
+        sys.exit('not enough colliding addresses')
+    roles = ['%d still %s' % (first_id + i, home[i]) for i in range(still)]
+    roles += ['%d mover %s %s' % (first_id + still + i, home[still + i],
+                                  away[i]) for i in range(movers)]
+    with open(prefix + '.roles', 'w') as f:
+        f.write('\n'.join(roles) + '\n')
+    with open(prefix + '.peers', 'w') as f:
+        for line in roles:
+            words = line.split()
+            f.write('%s 127.0.0.1 %d %s -\n' % (words[0], port, words[2]))
+
+
+def read_roles(prefix, kind):
+    """[(id, address, [away address] or [])] of the peers of a kind."""
+    out = []
+    with open(prefix + '.roles') as f:
+        for line in f:
+            words = line.split()
+            if words[1] == kind:
+                out.append((int(words[0]), words[2], words[3:4]))
+    return out
+
+
+def nla(atype, payload):
+    return struct.pack('=HH', 4 + len(payload), atype) + payload + \
+        bytes(-len(payload) % 4)
+
+
+class Genl:
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                                  NETLINK_GENERIC)
+        self.sock.bind((0, 0))
+        self.seq = 0
+        body = struct.pack('=BBH', CTRL_CMD_GETFAMILY, 1, 0) + \
+            nla(CTRL_ATTR_FAMILY_NAME, b'ovpn\0')
+        reply = self.request(GENL_ID_CTRL, body)
+        off = 20
+        while off < len(reply):
+            alen, atype = struct.unpack_from('=HH', reply, off)
+            if atype == CTRL_ATTR_FAMILY_ID:
+                self.family = struct.unpack_from('=H', reply, off + 4)[0]
+            off += (alen + 3) & ~3
+
+    def request(self, mtype, body):
+        """Send, and return the reply's first message; errors raise."""
+        self.seq += 1
+        self.sock.send(struct.pack('=IHHII', 16 + len(body), mtype,
+                                   NLM_F_REQUEST | NLM_F_ACK, self.seq, 0) +
+                       body)
+        while True:
+            buf = self.sock.recv(65536)
+            mlen, rtype = struct.unpack_from('=IH', buf)
+            if rtype == NLMSG_ERROR:
+                err = struct.unpack_from('=i', buf, 16)[0]
+                if err:
+                    raise OSError(-err, 'netlink request %d' % mtype)
+                return buf[:mlen]
+            # A data reply comes before its ACK: keep it, read the ACK.
+            data = buf[:mlen]
+            self.sock.recv(65536)
+            return data
+
+    def set_vpn4(self, ifindex, peer_id, addr):
+        nest = nla(OVPN_A_PEER_ID, struct.pack('=I', peer_id)) + \
+            nla(OVPN_A_PEER_VPN_IPV4, ipaddress.IPv4Address(addr).packed)
+        body = struct.pack('=BBH', OVPN_CMD_PEER_SET, 1, 0) + \
+            nla(OVPN_A_IFINDEX, struct.pack('=I', ifindex)) + \
+            nla(OVPN_A_PEER | NLA_F_NESTED, nest)
+        self.request(self.family, body)
+
+
+def move(ifname, prefix, secs):
+    genl = Genl()
+    ifindex = socket.if_nametoindex(ifname)
+    movers = read_roles(prefix, 'mover')
+    moves = 0
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        for pid, home, away in movers:
+            genl.set_vpn4(ifindex, pid, away[0])
+            genl.set_vpn4(ifindex, pid, home)
+            moves += 2
+    print('moves %d' % moves)
+
+
+def send(prefix, secs):
+    still = read_roles(prefix, 'still')
+    sent = {pid: 0 for pid, _, _ in still}
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        for pid, addr, _ in still:
+            sock.sendto(b'x', (addr, 9))
+            sent[pid] += 1
+    for pid, count in sent.items():
+        print('SENT %d %d' % (pid, count))
+
+
+def main(argv):
+    if argv[1] == 'peers':
+        peers(*(int(a) for a in argv[2:6]), argv[6])
+    elif argv[1] == 'move':
+        move(argv[2], argv[3], float(argv[4]))
+    elif argv[1] == 'send':
+        send(argv[2], float(argv[3]))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    main(sys.argv)
