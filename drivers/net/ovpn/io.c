@@ -392,6 +392,8 @@ netdev_tx_t ovpn_net_xmit(struct sk_buff *skb, struct net_device *dev)
 
 drop:
 	dev_dstats_tx_dropped(dev);
+	/* A zerocopy sender learns that its pages were not sent. */
+	skb_tx_error(skb);
 	kfree_skb(skb);
 	return NETDEV_TX_OK;
 }

@@ -283,8 +283,12 @@ void ovpn_udp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 	 */
 	skb_scrub_packet(skb, !net_eq(sock_net(sk), dev_net(dev)));
 	skb_clear_hash(skb);
-	/* The ciphertext has no checksum state to offload. */
+	/*
+	 * The ciphertext has no checksum state to offload, and no inner
+	 * headers either: those of a tunnelled tunnel are encrypted now.
+	 */
 	skb->ip_summed = CHECKSUM_NONE;
+	skb->encapsulation = 0;
 	/* Lets netfilter and policy routing match the socket's mark. */
 	skb->mark = READ_ONCE(sk->sk_mark);
 	/*
