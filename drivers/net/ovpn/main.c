@@ -279,16 +279,18 @@ destroy_wq:
 /*
  * The netlink family goes first so that no new request can reach a device;
  * unregistering the link ops then deletes every remaining device, which
- * waits for every peer and socket holding it.  Key slots may still be on
- * their way out: their percpu_ref switch and release are RCU callbacks
- * that queue RCU works, hence a barrier, the workqueue drain (which
- * waits for queued works) and a final barrier for what those works
- * freed with RCU.
+ * waits for every peer and socket holding it and gives every socket back,
+ * after which the calls still inside ovpn's TCP operations are waited
+ * for.  Key slots may still be on their way out: their percpu_ref switch
+ * and release are RCU callbacks that queue RCU works, hence a barrier,
+ * the workqueue drain (which waits for queued works) and a final barrier
+ * for what those works freed with RCU.
  */
 static void __exit ovpn_cleanup(void)
 {
 	ovpn_nl_unregister();
 	rtnl_link_unregister(&ovpn_link_ops);
+	ovpn_tcp_exit();
 	rcu_barrier();
 	rcu_barrier();
 	destroy_workqueue(ovpn_wq);

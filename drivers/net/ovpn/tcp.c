@@ -22,6 +22,7 @@
 
 #include <linux/poll.h>
 #include <linux/skbuff.h>
+#include <linux/srcu.h>
 #include <linux/uio.h>
 #include <linux/unaligned.h>
 #include <net/inet_common.h>
@@ -703,8 +704,8 @@ static struct sk_buff *ovpn_tcp_user_next(struct sock *sk,
  * of ovpn held, so a copy that blocks (a page fault on a FUSE or
  * userfaultfd mapping) cannot hold up the deletion of the device.
  */
-static int ovpn_tcp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
-			    int flags)
+static int ovpn_tcp_do_recvmsg(struct sock *sk, struct msghdr *msg,
+			       size_t len, int flags)
 {
 	struct ovpn_socket *ovpn_sock = ovpn_tcp_sock_get(sk);
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
@@ -777,7 +778,8 @@ static int ovpn_tcp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
  * not hold up the deletion of the device.  If the socket was detached
  * meanwhile, it is plain TCP again and the bytes go out as they are.
  */
-static int ovpn_tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size)
+static int ovpn_tcp_do_sendmsg(struct sock *sk, struct msghdr *msg,
+			       size_t size)
 {
 	const struct proto *orig = ovpn_tcp_family(sk)->prot.orig;
 	struct ovpn_socket *ovpn_sock;
@@ -839,8 +841,8 @@ out_free:
  * setsockopt: no upper layer protocol (kTLS and the like) may take over
  * a stream whose records the kernel parses; anything else is TCP's.
  */
-static int ovpn_tcp_setsockopt(struct sock *sk, int level, int optname,
-			       sockptr_t optval, unsigned int optlen)
+static int ovpn_tcp_do_setsockopt(struct sock *sk, int level, int optname,
+				  sockptr_t optval, unsigned int optlen)
 {
 	if (level == SOL_TCP && optname == TCP_ULP)
 		return -EBUSY;
@@ -861,7 +863,7 @@ static int ovpn_tcp_disconnect(struct sock *sk, int flags)
  * which may detach first: the peer is only used with a live reference
  * taken while the attachment itself is live.
  */
-static void ovpn_tcp_close(struct sock *sk, long timeout)
+static void ovpn_tcp_do_close(struct sock *sk, long timeout)
 {
 	const struct proto *orig = ovpn_tcp_family(sk)->prot.orig;
 	struct ovpn_socket *ovpn_sock;
@@ -894,8 +896,8 @@ static void ovpn_tcp_close(struct sock *sk, long timeout)
  * or an error) is there, since data records never reach userspace;
  * not writable while a control record is pending.
  */
-static __poll_t ovpn_tcp_poll(struct file *file, struct socket *sock,
-			      poll_table *wait)
+static __poll_t ovpn_tcp_do_poll(struct file *file, struct socket *sock,
+				 poll_table *wait)
 {
 	struct sock *sk = sock->sk;
 	struct ovpn_socket *ovpn_sock;
@@ -916,6 +918,65 @@ static __poll_t ovpn_tcp_poll(struct file *file, struct socket *sock,
 			mask &= ~(EPOLLOUT | EPOLLWRNORM);
 	}
 	rcu_read_unlock();
+	return mask;
+}
+
+/*
+ * Module text under the socket's feet.  The operations above are ovpn's
+ * while the socket is attached, but a call that entered one may sleep in
+ * it (waiting for a record, copying from userspace, lingering in the
+ * socket's own close()) past the detach, past the device's deletion and
+ * into the module's unloading, and then return into freed text.  Each
+ * runs in an SRCU read-side section, and the module's exit waits for
+ * them (ovpn_tcp_exit()) once every socket is detached, so that no new
+ * call can start.
+ */
+DEFINE_STATIC_SRCU(ovpn_tcp_srcu);
+
+static int ovpn_tcp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
+			    int flags)
+{
+	int idx = srcu_read_lock(&ovpn_tcp_srcu);
+	int ret = ovpn_tcp_do_recvmsg(sk, msg, len, flags);
+
+	srcu_read_unlock(&ovpn_tcp_srcu, idx);
+	return ret;
+}
+
+static int ovpn_tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size)
+{
+	int idx = srcu_read_lock(&ovpn_tcp_srcu);
+	int ret = ovpn_tcp_do_sendmsg(sk, msg, size);
+
+	srcu_read_unlock(&ovpn_tcp_srcu, idx);
+	return ret;
+}
+
+static int ovpn_tcp_setsockopt(struct sock *sk, int level, int optname,
+			       sockptr_t optval, unsigned int optlen)
+{
+	int idx = srcu_read_lock(&ovpn_tcp_srcu);
+	int ret = ovpn_tcp_do_setsockopt(sk, level, optname, optval, optlen);
+
+	srcu_read_unlock(&ovpn_tcp_srcu, idx);
+	return ret;
+}
+
+static void ovpn_tcp_close(struct sock *sk, long timeout)
+{
+	int idx = srcu_read_lock(&ovpn_tcp_srcu);
+
+	ovpn_tcp_do_close(sk, timeout);
+	srcu_read_unlock(&ovpn_tcp_srcu, idx);
+}
+
+static __poll_t ovpn_tcp_poll(struct file *file, struct socket *sock,
+			      poll_table *wait)
+{
+	int idx = srcu_read_lock(&ovpn_tcp_srcu);
+	__poll_t mask = ovpn_tcp_do_poll(file, sock, wait);
+
+	srcu_read_unlock(&ovpn_tcp_srcu, idx);
 	return mask;
 }
 
@@ -1123,4 +1184,15 @@ void __init ovpn_tcp_init(void)
 	ovpn_tcp_family_init(&ovpn_tcp_families[1], &tcpv6_prot,
 			     &inet6_stream_ops);
 #endif
+}
+
+/**
+ * ovpn_tcp_exit - wait for every call into ovpn's TCP operations to end
+ *
+ * Context: module unload, once every device, and so every attachment, is
+ * gone.
+ */
+void __exit ovpn_tcp_exit(void)
+{
+	synchronize_srcu(&ovpn_tcp_srcu);
 }

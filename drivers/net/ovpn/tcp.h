@@ -95,6 +95,7 @@ struct ovpn_tcp_sock {
 };
 
 void ovpn_tcp_init(void);
+void ovpn_tcp_exit(void);
 int ovpn_tcp_attach(struct ovpn_socket *ovpn_sock, struct ovpn_peer *peer);
 void ovpn_tcp_start(struct ovpn_socket *ovpn_sock);
 void ovpn_tcp_detach(struct ovpn_socket *ovpn_sock);

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """The queue of control records for the owner of an attached TCP socket.
 
-Usage: tcp-control.py OVPN_CLI IFNAME PEER_ID VPN_ADDR SLOW flood|blocked
+Usage: tcp-control.py OVPN_CLI IFNAME PEER_ID VPN_ADDR SLOW MODE
 
 Connects a TCP socket over the loopback and attaches it to IFNAME as peer
 PEER_ID (VPN_ADDR, or "-" for none) with "ovpn-cli raw"; SLOW stretches
-every deadline, as OVPN_SLOW does.
+every deadline, as OVPN_SLOW does.  MODE is one of:
 
 flood: the other end sends large control records while the owner reads
 nothing.  The records queued for the owner are charged to the socket and
@@ -18,6 +18,10 @@ blocked: a reader blocked in recv() and a writer blocked in the copy of
 its record (a userfaultfd page nobody serves) while IFNAME is deleted:
 the deletion completes, the reader wakes with an error or the end of the
 stream, and the writer finishes once its page is served.
+
+unload: the same while the module is unloaded: the reader wakes, the
+unloading waits for the writer, which is inside the module's code, and
+both finish once the writer's page is served.
 
 Prints "ok WHAT" or "FAIL WHAT: ..." per check and "# ..." notes; exits 1
 if a check failed.
@@ -156,7 +160,7 @@ class Uffd:
         os.close(self.fd)
 
 
-def blocked(sock, ifname, slow):
+def blocked(sock, ifname, slow, unload=False):
     result = {}
 
     def reader():
@@ -185,6 +189,25 @@ def blocked(sock, ifname, slow):
     # The deletion may never end (it waits for the references the reader
     # and the writer hold): it is not waited for beyond the deadline.
     start = time.monotonic()
+    if unload:
+        gone = subprocess.Popen(['rmmod', 'ovpn'])
+        threads[0].join(10 * slow)
+        report('the reader wakes', not threads[0].is_alive(),
+               'still blocked')
+        time.sleep(1)
+        report('the unloading waits for the writer', gone.poll() is None,
+               'rmmod ended while the writer was in the module')
+        uffd.close()
+        threads[1].join(10 * slow)
+        report('the writer finishes', not threads[1].is_alive(),
+               'still blocked')
+        gone.wait(10 * slow)
+        report('the module is unloaded', gone.returncode == 0,
+               'rmmod: %s' % gone.returncode)
+        print('# unloading took %.1f s' % (time.monotonic() - start))
+        print('# reader: %s' % result.get('reader'))
+        print('# writer: %s' % result.get('writer'), flush=True)
+        return
     dellink = subprocess.Popen(['ip', 'link', 'del', ifname])
     while dellink.poll() is None and time.monotonic() - start < 10 * slow:
         time.sleep(0.1)
@@ -212,7 +235,7 @@ def main():
         if mode == 'flood':
             flood(sock, other, int(slow))
         else:
-            blocked(sock, ifname, int(slow))
+            blocked(sock, ifname, int(slow), mode == 'unload')
     return 1 if failed else 0
 
 

@@ -251,9 +251,27 @@ device_deleted()
 		'^ntf peer_del .* id=15 reason=transport_disconnect'
 }
 
+# The module is unloaded while a reader waits in recv() on an attached
+# socket and a writer's copy of its record waits for a page: the reader
+# wakes, and the unloading waits for the writer, which sleeps inside the
+# module's code, rather than free that code under it.  Then the module is
+# loaded again for the last test.
+unload_with_blocked_writer()
+{
+	local out
+
+	in_srv "$OVPN_CLI" new_iface tunu
+	out=$(in_srv python3 "$OVPN_DIR/tcp-control.py" "$OVPN_CLI" tunu 1 - \
+		"$OVPN_SLOW" unload)
+	echo "$out"
+	ktap_note "$(sed -n 's/^# //p' <<<"$out")"
+	ovpn_load
+	expect_eq "checks passed" 6 "$(grep -c '^ok ' <<<"$out")"
+}
+
 ovpn_require
 
-ktap_plan 10
+ktap_plan 11
 run_test setup_topology setup_topology
 run_test peers_up peers_up
 run_test client_closes_socket client_closes_socket
@@ -263,5 +281,6 @@ run_test server_deletes_peer server_deletes_peer
 run_test client_write_fails client_write_fails
 run_noted blocked_reader_writer blocked_reader_writer
 run_test device_deleted device_deleted
+run_noted unload_with_blocked_writer unload_with_blocked_writer
 run_test module_unloads module_unloads
 ktap_finish
