@@ -10,7 +10,7 @@
 #     veth2 fd00:2::1 == eth0 fd00:2::2  ns c2: tun2 (P2P, fd00:8::3)
 #   client N is peer N for the server and the server is peer 10+N for it;
 #   client 1 has only an IPv4 VPN address, client 2 only an IPv6 one;
-#   client 2 source-NATs its datagrams to the server to fd00:2::9.
+#   client 2 source-NATs its datagrams to the server to port 3002.
 
 source "$(dirname "$0")/lib.sh"
 
@@ -136,25 +136,24 @@ local_address_learnt_once()
 		fail "$((switches - 1)) changes of the local address in 1 s"
 }
 
-# snat_transport C: client C translates the source address of its
-# datagrams to the server to fd00:C::9, from the first one on (NAT binds
-# a flow when it starts).
+# snat_transport C: client C translates the source port of its datagrams
+# to the server to 3000 + C, from the first one on (NAT binds a flow when
+# it starts).
 snat_transport()
 {
-	in_c "$1" ip addr add "fd00:$1::9/64" dev eth0 nodad
 	in_c "$1" nft -f - <<-EOF
 	table inet ovpn_nat {
 		chain post {
 			type nat hook postrouting priority srcnat;
 			ip6 daddr fd00:$1::1 udp dport $PORT \
-				snat ip6 to fd00:$1::9
+				snat ip6 to [fd00:$1::2]:$((3000 + $1))
 		}
 	}
 	EOF
 }
 
 # outer_snat: source NAT of the IPv6 transport applies to every datagram:
-# the server gets them all from the translated address and knows client 2
+# the server gets them all from the translated port and knows client 2
 # by it, and its answers, translated back, reach the client.  Before, a
 # datagram carried the conntrack entry of its plaintext packet, whose NAT
 # was decided already, and left untranslated.
@@ -168,18 +167,18 @@ outer_snat()
 		counter real { }
 		chain in {
 			type filter hook input priority 0;
-			ip6 saddr fd00:2::9 udp dport $PORT counter name nat
-			ip6 saddr fd00:2::2 udp dport $PORT counter name real
+			udp sport 3002 udp dport $PORT counter name nat
+			udp sport 2002 udp dport $PORT counter name real
 		}
 	}
 	EOF
 	in_c 2 ping -q -c "$N" -i 0.2 -W 2 fd00:8::1
 	nat=$(nft_count "$SRV" nat)
 	real=$(nft_count "$SRV" real)
-	echo "datagrams from fd00:2::9: $nat, from fd00:2::2: $real"
+	echo "datagrams from port 3002: $nat, from port 2002: $real"
 	expect_eq "datagrams that left untranslated" 0 "$real"
 	[ "$nat" -ge "$N" ] || fail "only $nat translated datagrams"
-	expect_eq "client 2 as the server sees it" "[fd00:2::9]:2002" \
+	expect_eq "client 2 as the server sees it" "[fd00:2::2]:3002" \
 		"$(peer_stat "$SRV" tun0 2 remote)"
 	in_srv nft delete table inet ovpn_t
 }
