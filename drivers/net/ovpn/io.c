@@ -359,6 +359,21 @@ netdev_tx_t ovpn_net_xmit(struct sk_buff *skb, struct net_device *dev)
 		goto drop;
 	}
 	/*
+	 * A packet of the peer's own TCP connection, routed back into the
+	 * tunnel (the route to the peer's address points here): sending it
+	 * would take the socket's spinlock, which its sender (TCP's receive
+	 * path for an ACK, ovpn_tcp_tx_flush() for a record) holds already
+	 * on this CPU.  The lockdep subclass that lets another socket's
+	 * spinlock nest would hide the self-deadlock: drop it here.  A loop
+	 * through a second ovpn device is not caught.
+	 */
+	if (unlikely(skb->sk && skb->sk == peer->sock->sk)) {
+		net_warn_ratelimited("%s: peer %u: transport routed into the tunnel\n",
+				     netdev_name(dev), peer->id);
+		ovpn_peer_put(peer);
+		goto drop;
+	}
+	/*
 	 * The route of the plaintext served the next-hop lookup and is not
 	 * the transport's: dropped before segmentation (one reference less
 	 * per segment) and before a TCP record may sit in a queue with it.

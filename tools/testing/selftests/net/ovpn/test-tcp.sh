@@ -482,9 +482,30 @@ tx_queue_overflow()
 	in_c 1 ping -q -c 1 -w "$(secs 20)" 5.5.5.1
 }
 
+# The route to the server's address points into client 1's own tunnel,
+# as a VPN that takes the default route without a host route to its
+# server does: the connection's own segments come back to the device,
+# which drops and counts them (it would otherwise take the socket's
+# spinlock that their sender holds, and hang).  With the route gone, the
+# connection carries traffic again.
+transport_route_loop()
+{
+	local drop
+
+	drop=$(link_dropped "$(ns 1)" tun1 tx)
+	in_c 1 ip route add 10.10.1.1/32 dev tun1
+	! in_c 1 ping -q -c 2 -i 0.2 -W 1 5.5.5.1 >/dev/null ||
+		fail "traffic went through a tunnel routed into itself"
+	in_c 1 ip route del 10.10.1.1/32 dev tun1
+	[ "$(link_dropped "$(ns 1)" tun1 tx)" -gt "$drop" ] ||
+		fail "no segment of the connection dropped"
+	echo "tun1 tx_dropped: $drop, then $(link_dropped "$(ns 1)" tun1 tx)"
+	in_c 1 ping -q -c 3 -i 0.2 -w "$(secs 20)" 5.5.5.1
+}
+
 ovpn_require
 
-ktap_plan 19
+ktap_plan 20
 run_test setup_topology setup_topology
 run_test all_peers_connected all_peers_connected
 run_test install_keys install_keys
@@ -499,6 +520,7 @@ run_test many_control_records many_control_records
 run_test split_control_record split_control_record
 run_noted parallel_bulk_streams parallel_bulk_streams
 run_noted tx_queue_overflow tx_queue_overflow
+run_test transport_route_loop transport_route_loop
 run_test key_rollover key_rollover
 run_test delete_peer_notifies delete_peer_notifies
 run_test keepalive_expiry_mp keepalive_expiry_mp
