@@ -686,9 +686,15 @@ static struct sk_buff *ovpn_tcp_user_next(struct sock *sk,
 	if (!skb)
 		return NULL;
 	skb_orphan(skb);
-	/* A detached attachment's parser is stopped for good. */
+	/*
+	 * Resume the parser once there is room, or once the queue is empty:
+	 * TCP's own receive queue, charged to the same buffer, may fill it
+	 * alone, and only the parser can empty that.  A detached
+	 * attachment's parser is stopped for good.
+	 */
 	if (tcp->strp.paused && tcp->state == OVPN_TCP_ACTIVE &&
-	    atomic_read(&sk->sk_rmem_alloc) < READ_ONCE(sk->sk_rcvbuf))
+	    (skb_queue_empty_lockless(&tcp->user_queue) ||
+	     atomic_read(&sk->sk_rmem_alloc) < READ_ONCE(sk->sk_rcvbuf)))
 		strp_unpause(&tcp->strp);
 	return skb;
 }
