@@ -28,6 +28,7 @@ if a check failed.
 """
 
 import ctypes
+import errno
 import fcntl
 import mmap
 import os
@@ -148,7 +149,12 @@ class Uffd:
         libc.syscall.restype = ctypes.c_long
         self.fd = libc.syscall(323, os.O_CLOEXEC)        # userfaultfd
         if self.fd < 0:
-            raise OSError(ctypes.get_errno(), 'userfaultfd')
+            err = ctypes.get_errno()
+            if err == errno.ENOSYS:
+                # The kernel has none (CONFIG_USERFAULTFD): kselftest skip.
+                print('SKIP: no userfaultfd in this kernel', flush=True)
+                sys.exit(4)
+            raise OSError(err, 'userfaultfd')
         api = bytearray(struct.pack('QQQ', 0xaa, 0, 0))
         fcntl.ioctl(self.fd, 0xc018aa3f, api)            # UFFDIO_API
         self.map = mmap.mmap(-1, mmap.PAGESIZE)

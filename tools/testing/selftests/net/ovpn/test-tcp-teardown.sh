@@ -220,12 +220,13 @@ client_write_fails()
 # the writer finishes once its page comes.
 blocked_reader_writer()
 {
-	local out
+	local out rc=0
 
 	in_srv "$OVPN_CLI" new_iface tunb
 	out=$(in_srv python3 "$OVPN_DIR/tcp-control.py" "$OVPN_CLI" tunb 1 - \
-		"$OVPN_SLOW" blocked) || { echo "$out"; return 1; }
+		"$OVPN_SLOW" blocked) || rc=$?
 	echo "$out"
+	[ "$rc" = 0 ] || return "$rc"
 	ktap_note "$(sed -n 's/^# //p' <<<"$out")"
 	expect_eq "checks passed" 5 "$(grep -c '^ok ' <<<"$out")"
 }
@@ -258,14 +259,15 @@ device_deleted()
 # loaded again for the last test.
 unload_with_blocked_writer()
 {
-	local out
+	local out rc=0
 
 	in_srv "$OVPN_CLI" new_iface tunu
 	out=$(in_srv python3 "$OVPN_DIR/tcp-control.py" "$OVPN_CLI" tunu 1 - \
-		"$OVPN_SLOW" unload)
+		"$OVPN_SLOW" unload) || rc=$?
 	echo "$out"
 	ktap_note "$(sed -n 's/^# //p' <<<"$out")"
 	ovpn_load
+	[ "$rc" = 0 ] || [ "$rc" = 1 ] || return "$rc"
 	expect_eq "checks passed" 6 "$(grep -c '^ok ' <<<"$out")"
 }
 
