@@ -214,21 +214,33 @@ client_write_fails()
 	expect_err ENOENT in_c 7 "$OVPN_CLI" get_peer tun7 17
 }
 
+# tcp_control IFNAME MODE: tcp-control.py MODE on a new P2P device IFNAME
+# of the server; its output goes to $TMPDIR/tcp-control.out and is shown,
+# its figures are noted, and its exit status is returned.
+tcp_control()
+{
+	local out=$TMPDIR/tcp-control.out rc=0
+
+	in_srv "$OVPN_CLI" new_iface "$1"
+	in_srv python3 "$OVPN_DIR/tcp-control.py" "$OVPN_CLI" "$1" 1 - \
+		"$OVPN_SLOW" "$2" >"$out" || rc=$?
+	cat "$out"
+	ktap_note "$(sed -n 's/^# //p' "$out")"
+	return "$rc"
+}
+
 # A device goes while a reader of an attached socket waits in recv() and
 # a writer's copy of its record waits for a page (tcp-control.py): the
 # deletion does not wait for either, the reader wakes with an error, and
 # the writer finishes once its page comes.
 blocked_reader_writer()
 {
-	local out rc=0
+	local rc=0
 
-	in_srv "$OVPN_CLI" new_iface tunb
-	out=$(in_srv python3 "$OVPN_DIR/tcp-control.py" "$OVPN_CLI" tunb 1 - \
-		"$OVPN_SLOW" blocked) || rc=$?
-	echo "$out"
+	tcp_control tunb blocked || rc=$?
 	[ "$rc" = 0 ] || return "$rc"
-	ktap_note "$(sed -n 's/^# //p' <<<"$out")"
-	expect_eq "checks passed" 5 "$(grep -c '^ok ' <<<"$out")"
+	expect_eq "checks passed" 5 \
+		"$(grep -c '^ok ' "$TMPDIR/tcp-control.out")"
 }
 
 # The server's device goes while clients 5 and 6 are connected, 6
@@ -259,16 +271,13 @@ device_deleted()
 # loaded again for the last test.
 unload_with_blocked_writer()
 {
-	local out rc=0
+	local rc=0
 
-	in_srv "$OVPN_CLI" new_iface tunu
-	out=$(in_srv python3 "$OVPN_DIR/tcp-control.py" "$OVPN_CLI" tunu 1 - \
-		"$OVPN_SLOW" unload) || rc=$?
-	echo "$out"
-	ktap_note "$(sed -n 's/^# //p' <<<"$out")"
+	tcp_control tunu unload || rc=$?
 	ovpn_load
 	[ "$rc" = 0 ] || [ "$rc" = 1 ] || return "$rc"
-	expect_eq "checks passed" 6 "$(grep -c '^ok ' <<<"$out")"
+	expect_eq "checks passed" 6 \
+		"$(grep -c '^ok ' "$TMPDIR/tcp-control.out")"
 }
 
 ovpn_require
