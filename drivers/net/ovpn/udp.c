@@ -263,7 +263,8 @@ bool ovpn_udp_reaches(const struct sock *sk, sa_family_t family)
  * @peer: the peer, held by the caller
  * @skb: the OpenVPN packet; consumed
  *
- * Context: any; BH is disabled here for the per-CPU route cache.
+ * Context: BH disabled, as the post-crypto step always runs (io.c): the
+ * per-CPU route cache and the device's counters need it.
  */
 void ovpn_udp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 {
@@ -300,7 +301,6 @@ void ovpn_udp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 	 */
 	skb->dev = NULL;
 
-	local_bh_disable();
 	rcu_read_lock();
 	bind = rcu_dereference(peer->bind);
 	/* Netlink refuses such a remote; this keeps it that way. */
@@ -317,7 +317,6 @@ void ovpn_udp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 		}
 	}
 	rcu_read_unlock();
-	local_bh_enable();
 
 	if (ret) {
 		net_dbg_ratelimited("%s: cannot send to peer %u: %d\n",
