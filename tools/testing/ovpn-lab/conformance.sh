@@ -11,34 +11,48 @@
 # emulation (a script takes 40-190 s there): each gets
 # $OVPN_TEST_TIMEOUT seconds instead (default 1200).
 #
-# Usage: conformance.sh [-m ours|dist] [-f flavour] [script...]
+# Usage: conformance.sh [-m ours|dist|ours,dist] [-f flavour] [-x factor] [-s]
+#                       [script...]
 #   default: ours, amd64, every script of upstream's TEST_PROGS
+#   -m ours,dist: each script against ours, then against the
+#      distribution's module, in the same boot
+#   -x: every wall-clock wait of the scripts (ping deadlines, sleeps,
+#      tcpdump's window) this many times longer, in a copy made in the
+#      guest (for the debug kernels, 15-20 times slower)
+#   -s: every flood ping counted: where packets were lost, per module and
+#      script, in pings-MODULE-SCRIPT.txt (ping-counted.py)
 
 . "$(dirname "$0")/common.sh"
 
 module=ours
 flavour=amd64
-while getopts "m:f:" opt; do
+slow=1
+count=0
+while getopts "m:f:x:s" opt; do
 	case $opt in
 	m) module=$OPTARG ;;
 	f) flavour=$OPTARG ;;
-	*) lab_die "usage: conformance.sh [-m ours|dist] [-f flavour] [script...]" ;;
+	x) slow=$OPTARG ;;
+	s) count=1 ;;
+	*) lab_die "usage: conformance.sh [-m ours|dist|ours,dist]" \
+		"[-f flavour] [-x factor] [-s] [script...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
 case $module in
-ours|dist) ;;
+ours|dist|ours,dist) ;;
 *) lab_die "unknown module '$module'" ;;
 esac
 
 root=$("$LAB_DIR/mkroot.sh")
 ksrc=$(cd "$root" && ls -d usr/src/linux-source-* | sort -V | tail -n1)
 updir=/$ksrc/tools/testing/selftests/net/ovpn
-scripts=${*:-$(sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' "$root$updir/Makefile" |
+scripts=${*:-$(sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' \
+	"$root$updir/Makefile" |
 	grep -o 'test[a-z0-9-]*\.sh' | xargs)}
 
 ko=none
-if [ "$module" = ours ]; then
+if [ "$module" != dist ]; then
 	ko=/src/$("$LAB_DIR/build.sh" "$flavour")
 fi
 
@@ -48,7 +62,12 @@ lab_chroot "$root" timeout 600 make -s -C "$updir" \
 	OUTPUT=/src/.build/conformance KHDR_INCLUDES=-I/usr/include \
 	/src/.build/conformance/ovpn-cli >&2
 
-out=.build/out/conformance-$module-$flavour
-"$LAB_DIR/boot.sh" -f "$flavour" -t $((${OVPN_TEST_TIMEOUT:-1200} * 12)) \
+# A debug kernel needs more memory (KASAN's shadow, kmemleak's objects).
+memory=2G
+lab_is_debug "$flavour" && memory=3G
+out=.build/out/conformance-${module/,/-}-$flavour
+"$LAB_DIR/boot.sh" -f "$flavour" -m "$memory" \
+	-t $((${OVPN_TEST_TIMEOUT:-1200} * 12)) \
 	-o "$out" -- OVPN_TEST_TIMEOUT=${OVPN_TEST_TIMEOUT:-1200} \
+	OVPN_SLOW=$slow OVPN_PING_COUNT=$count \
 	tools/testing/ovpn-lab/guest-conformance.sh "$module" "$ko" $scripts

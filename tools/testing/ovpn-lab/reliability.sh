@@ -7,7 +7,12 @@
 # checks listed in kdebug.sh (cached after the first build): "debug" is
 # fully preemptible, "debug-rt" is PREEMPT_RT.  Each guest is booted with
 # panic_on_warn, ends with a kmemleak scan (any leak fails) and has its
-# kernel log checked.  Ends with "N passed, N failed".
+# kernel log checked.  Then, in a boot of their own, upstream's UDP and
+# TCP selftests run against our module with every wait stretched ten
+# times (conformance.sh -x 10 -s): their large flood pings are where a
+# slow kernel once showed losses; where each ping lost its packets is
+# kept in .build/out/conformance-ours-FLAVOUR/pings-*.txt.  Ends with
+# "N passed, N failed", each upstream script counting as one.
 #
 # Usage: reliability.sh [flavour...]   default: debug debug-rt
 #   OVPN_LAB_CPUS, OVPN_LAB_MEMORY: guest size (default 2, 3G)
@@ -36,6 +41,21 @@ for flavour in $flavours; do
 	read -r p f s < <(lab_suite_counts "$log")
 	t=$(($(date +%s) - t))
 	lab_log "$flavour: $p passed, $f failed, $s skipped in $t s"
+	passed=$((passed + p))
+	failed=$((failed + f))
+
+	t=$(date +%s)
+	table=$REPO_DIR/.build/out/conformance-ours-$flavour/table.md
+	rm -f "$table"
+	set +e
+	"$LAB_DIR/conformance.sh" -m ours -f "$flavour" -x 10 -s \
+		test.sh test-tcp.sh >"$log.upstream" 2>&1
+	set -e
+	p=$(grep -c '| pass ' "$table" 2>/dev/null)
+	p=${p:-0}
+	f=$((2 - p))
+	lab_log "$flavour, upstream's test.sh and test-tcp.sh:" \
+		"$p passed, $f failed in $(($(date +%s) - t)) s"
 	passed=$((passed + p))
 	failed=$((failed + f))
 done
