@@ -63,11 +63,13 @@ lab_chroot "$root" timeout 600 make -s -C "$updir" \
 	/src/.build/conformance/ovpn-cli >&2
 
 # A debug kernel needs more memory (KASAN's shadow, kmemleak's objects).
-memory=2G
-lab_is_debug "$flavour" && memory=3G
+memory=${OVPN_LAB_MEMORY:-2G}
+lab_is_debug "$flavour" && memory=${OVPN_LAB_MEMORY:-3G}
+# The boot gets twelve scripts' time for each module.
+modules=$(tr ',' ' ' <<<"$module" | wc -w)
 out=.build/out/conformance-${module/,/-}-$flavour
 "$LAB_DIR/boot.sh" -f "$flavour" -m "$memory" \
-	-t $((${OVPN_TEST_TIMEOUT:-1200} * 12)) \
+	-t $((${OVPN_TEST_TIMEOUT:-1200} * 12 * modules)) \
 	-o "$out" -- OVPN_TEST_TIMEOUT=${OVPN_TEST_TIMEOUT:-1200} \
 	OVPN_SLOW=$slow OVPN_PING_COUNT=$count \
 	tools/testing/ovpn-lab/guest-conformance.sh "$module" "$ko" $scripts
