@@ -22,10 +22,6 @@
 #include <linux/unaligned.h>
 
 #include "aead.h"
-#include "io.h"
-#include "main.h"
-#include "peer.h"
-#include "pktid.h"
 #include "proto.h"
 #include "skb.h"
 
@@ -128,40 +124,36 @@ static int ovpn_aead_map(struct sk_buff *skb, struct scatterlist *sg,
 }
 
 /**
- * ovpn_aead_encrypt - encrypt one packet for a peer
- * @peer: the peer the packet goes to
- * @ks: the key slot to encrypt with
- * @skb: the plaintext IP packet, skb->data at its IP header; the caller
- *	 set ovpn_skb_cb(skb)->peer and ->ks, holding one reference on each
+ * ovpn_aead_encrypt - encrypt one packet
+ * @key: the key to encrypt with
+ * @opcode: the first word of the packet (opcode, key id, peer id)
+ * @pktid: the packet id, never used before with this key
+ * @done: the completion, called with @skb if this returns -EINPROGRESS
+ * @skb: the plaintext IP packet, skb->data at its IP header; its control
+ *	 block holds what the completion needs
  *
  * On success the packet becomes a complete DATA_V2 packet (header, tag,
  * ciphertext) and ovpn_skb_cb(skb)->payload_offset is the offset of the
  * ciphertext.  ovpn_skb_cb(skb)->crypto_tmp is NULL or the buffer the
- * post function must free.
+ * completion must free.
  *
  * Context: softirq or BH disabled.
- * Return: -EINPROGRESS if ovpn_encrypt_done() will be called by the
- * crypto layer; anything else (0 or a negative error, -ERANGE when
- * the key ran out of packet ids) means the caller must call
- * ovpn_encrypt_post() itself with that value.
+ * Return: -EINPROGRESS if the crypto layer will call @done; anything else
+ * (0 or a negative error) means the caller must finish the packet itself
+ * with that value.
  */
-int ovpn_aead_encrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
+int ovpn_aead_encrypt(const struct ovpn_aead_key *key, __be32 opcode,
+		      u32 pktid, crypto_completion_t done,
 		      struct sk_buff *skb)
 {
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
-	struct crypto_aead *tfm = ks->encrypt;
 	struct aead_request *req;
 	struct scatterlist *sg;
 	unsigned int len;
 	int nsg, ret;
-	u32 pktid;
 	u8 *iv;
 
 	cb->crypto_tmp = NULL;
-
-	ret = ovpn_pktid_xmit_next(&ks->pid_xmit, &pktid);
-	if (unlikely(ret))
-		return ret;
 
 	/*
 	 * Make room for everything the transport will add too, so that a
@@ -170,25 +162,23 @@ int ovpn_aead_encrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 	if (unlikely(skb_cow_head(skb, OVPN_HEAD_ROOM)))
 		return -ENOMEM;
 
-	req = ovpn_aead_prepare(skb, tfm, &sg, &nsg, &iv);
+	req = ovpn_aead_prepare(skb, key->tfm, &sg, &nsg, &iv);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
 
 	len = skb->len;
 	__skb_push(skb, OVPN_DATA_OVERHEAD);
-	put_unaligned(ovpn_opcode_compose(OVPN_OPCODE_DATA_V2, ks->key_id,
-					  READ_ONCE(peer->tx_id)),
-		      (__be32 *)skb->data);
+	put_unaligned(opcode, (__be32 *)skb->data);
 	put_unaligned_be32(pktid, skb->data + OVPN_OPCODE_SIZE);
 
 	memcpy(iv, skb->data + OVPN_OPCODE_SIZE, OVPN_PKTID_SIZE);
-	memcpy(iv + OVPN_PKTID_SIZE, ks->nonce_tail_xmit, OVPN_NONCE_TAIL_SIZE);
+	memcpy(iv + OVPN_PKTID_SIZE, key->nonce_tail, OVPN_NONCE_TAIL_SIZE);
 
 	ret = ovpn_aead_map(skb, sg, nsg, len);
 	if (unlikely(ret))
 		return ret;
 
-	aead_request_set_callback(req, 0, ovpn_encrypt_done, skb);
+	aead_request_set_callback(req, 0, done, skb);
 	aead_request_set_crypt(req, sg, sg, len, iv);
 	aead_request_set_ad(req, OVPN_AEAD_AAD_SIZE);
 
@@ -198,30 +188,27 @@ int ovpn_aead_encrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 }
 
 /**
- * ovpn_aead_decrypt - decrypt one packet from a peer
- * @peer: the peer the packet comes from
- * @ks: the key slot matching the packet's key id
- * @skb: the packet, skb->data at its first byte (the opcode word); the
- *	 caller set ovpn_skb_cb(skb)->peer and ->ks, holding one reference
- *	 on each
+ * ovpn_aead_decrypt - decrypt one packet
+ * @key: the key matching the packet's key id
+ * @done: the completion, called with @skb if this returns -EINPROGRESS
+ * @skb: the packet, skb->data at its first byte (the opcode word); its
+ *	 control block holds what the completion needs
  *
  * The packet is authenticated and decrypted in place; the header stays,
- * for the post function to read the packet id (replay check) and strip.
+ * for the completion to read the packet id (replay check) and strip.
  * ovpn_skb_cb(skb)->payload_offset is the offset of the plaintext, and
- * ovpn_skb_cb(skb)->crypto_tmp is NULL or the buffer the post function
- * must free.
+ * ovpn_skb_cb(skb)->crypto_tmp is NULL or the buffer the completion must
+ * free.
  *
  * Context: softirq or BH disabled.
- * Return: -EINPROGRESS if ovpn_decrypt_done() will be called by the
- * crypto layer; anything else (0 or a negative error, -EBADMSG if
- * the packet did not authenticate) means the caller must call
- * ovpn_decrypt_post() itself with that value.
+ * Return: -EINPROGRESS if the crypto layer will call @done; anything else
+ * (0 or a negative error, -EBADMSG if the packet did not authenticate)
+ * means the caller must finish the packet itself with that value.
  */
-int ovpn_aead_decrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
-		      struct sk_buff *skb)
+int ovpn_aead_decrypt(const struct ovpn_aead_key *key,
+		      crypto_completion_t done, struct sk_buff *skb)
 {
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
-	struct crypto_aead *tfm = ks->decrypt;
 	struct aead_request *req;
 	struct scatterlist *sg;
 	unsigned int len;
@@ -239,19 +226,19 @@ int ovpn_aead_decrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
 	if (unlikely(!pskb_may_pull(skb, OVPN_DATA_OVERHEAD)))
 		return -ENOMEM;
 
-	req = ovpn_aead_prepare(skb, tfm, &sg, &nsg, &iv);
+	req = ovpn_aead_prepare(skb, key->tfm, &sg, &nsg, &iv);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
 
 	/* skb_cow_data() may have moved the data: read the header now. */
 	memcpy(iv, skb->data + OVPN_OPCODE_SIZE, OVPN_PKTID_SIZE);
-	memcpy(iv + OVPN_PKTID_SIZE, ks->nonce_tail_recv, OVPN_NONCE_TAIL_SIZE);
+	memcpy(iv + OVPN_PKTID_SIZE, key->nonce_tail, OVPN_NONCE_TAIL_SIZE);
 
 	ret = ovpn_aead_map(skb, sg, nsg, len);
 	if (unlikely(ret))
 		return ret;
 
-	aead_request_set_callback(req, 0, ovpn_decrypt_done, skb);
+	aead_request_set_callback(req, 0, done, skb);
 	/* For decryption the AEAD counts the tag as part of the text. */
 	aead_request_set_crypt(req, sg, sg, len + OVPN_AUTH_TAG_SIZE, iv);
 	aead_request_set_ad(req, OVPN_AEAD_AAD_SIZE);
@@ -317,76 +304,35 @@ free_tfm:
 }
 
 /**
- * ovpn_aead_key_slot_new - build a key slot from a key configuration
- * @kc: the key as userspace installs it
+ * ovpn_aead_key_init - make one direction of a key
+ * @key: where to make it
+ * @alg: the cipher
+ * @kd: the key material
  *
- * The slot comes back with its initial reference, unpublished; from then
- * on it is only destroyed by killing that reference (see crypto.h).
- *
- * Context: process (allocates the transforms with GFP_KERNEL).
- * Return: the key slot, or ERR_PTR(-EINVAL) for an unsupported algorithm,
- * a bad key id or bad key material, ERR_PTR(-ENOMEM), or another error
- * from the crypto API.
+ * Context: process (allocates the transform with GFP_KERNEL).
+ * Return: 0, -EINVAL for an unsupported algorithm or bad key material,
+ * -ENOMEM, or another error from the crypto API; @key is untouched then.
  */
-struct ovpn_crypto_key_slot *
-ovpn_aead_key_slot_new(const struct ovpn_key_config *kc)
+int ovpn_aead_key_init(struct ovpn_aead_key *key, enum ovpn_cipher_alg alg,
+		       const struct ovpn_key_direction *kd)
 {
-	struct ovpn_crypto_key_slot *ks;
-	int ret;
+	struct crypto_aead *tfm = ovpn_aead_tfm_new(alg, kd);
 
-	if (kc->key_id > FIELD_MAX(OVPN_KEY_ID_MASK))
-		return ERR_PTR(-EINVAL);
-
-	ks = kzalloc_obj(*ks);
-	if (!ks)
-		return ERR_PTR(-ENOMEM);
-
-	ks->key_id = kc->key_id;
-	ks->cipher_alg = kc->cipher_alg;
-
-	ks->encrypt = ovpn_aead_tfm_new(kc->cipher_alg, &kc->encrypt);
-	if (IS_ERR(ks->encrypt)) {
-		ret = PTR_ERR(ks->encrypt);
-		goto free_ks;
-	}
-
-	ks->decrypt = ovpn_aead_tfm_new(kc->cipher_alg, &kc->decrypt);
-	if (IS_ERR(ks->decrypt)) {
-		ret = PTR_ERR(ks->decrypt);
-		goto free_encrypt;
-	}
-
-	memcpy(ks->nonce_tail_xmit, kc->encrypt.nonce_tail,
-	       OVPN_NONCE_TAIL_SIZE);
-	memcpy(ks->nonce_tail_recv, kc->decrypt.nonce_tail,
-	       OVPN_NONCE_TAIL_SIZE);
-	ovpn_pktid_xmit_init(&ks->pid_xmit);
-	ovpn_pktid_recv_init(&ks->pid_recv);
-
-	ret = ovpn_crypto_key_slot_init_ref(ks);
-	if (ret)
-		goto free_decrypt;
-
-	return ks;
-
-free_decrypt:
-	crypto_free_aead(ks->decrypt);
-free_encrypt:
-	crypto_free_aead(ks->encrypt);
-free_ks:
-	kfree(ks);
-	return ERR_PTR(ret);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	key->tfm = tfm;
+	memcpy(key->nonce_tail, kd->nonce_tail, OVPN_NONCE_TAIL_SIZE);
+	return 0;
 }
 
 /**
- * ovpn_aead_key_slot_free_tfms - free the transforms of a dead key slot
- * @ks: the key slot, with no reference left and unreachable
+ * ovpn_aead_key_destroy - free a key made by ovpn_aead_key_init()
+ * @key: the key, which no packet uses any more
  *
  * Context: process (crypto_free_aead() may sleep); the key material in
- * the transforms is wiped as they are freed.
+ * the transform is wiped as it is freed.
  */
-void ovpn_aead_key_slot_free_tfms(struct ovpn_crypto_key_slot *ks)
+void ovpn_aead_key_destroy(struct ovpn_aead_key *key)
 {
-	crypto_free_aead(ks->decrypt);
-	crypto_free_aead(ks->encrypt);
+	crypto_free_aead(key->tfm);
 }

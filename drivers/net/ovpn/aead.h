@@ -1,31 +1,62 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * OpenVPN data channel offload - AEAD encryption and decryption
+ * OpenVPN data channel offload - AEAD transforms
  *
- * One packet is encrypted or decrypted with the kernel crypto API, which
- * may complete asynchronously.  Either way the packet continues in
- * ovpn_encrypt_post() / ovpn_decrypt_post() (io.c), which own the
- * references the packet carries in its control block (struct ovpn_cb).
- * The request, IV and scatterlist come from a single allocation per
- * packet, freed by the post function.
+ * This file knows the kernel crypto API and the packet layout it runs
+ * on, and nothing of peers or key slots: it makes keyed transforms
+ * (struct ovpn_aead_key) and encrypts or decrypts one packet with one.
+ * Either operation may complete asynchronously; whatever the outcome,
+ * the packet continues in the completion its caller passes (io.c), which
+ * owns the references the packet carries in its control block
+ * (struct ovpn_cb).  The request, IV and scatterlist come from a single
+ * allocation per packet, recorded in the control block for that
+ * completion to free.
  */
 
 #ifndef _NET_OVPN_AEAD_H_
 #define _NET_OVPN_AEAD_H_
 
+#include <linux/crypto.h>
 #include <linux/skbuff.h>
+#include <uapi/linux/ovpn.h>
 
-#include "crypto.h"
+struct crypto_aead;
 
-struct ovpn_peer;
+/**
+ * struct ovpn_key_direction - key material for one direction
+ * @cipher_key: the key
+ * @cipher_key_size: its length in bytes
+ * @nonce_tail: OVPN_NONCE_TAIL_SIZE bytes completing the nonce
+ *
+ * Points into the netlink request that installs the key: only valid
+ * while it is being handled.
+ */
+struct ovpn_key_direction {
+	const u8 *cipher_key;
+	size_t cipher_key_size;
+	const u8 *nonce_tail;
+};
 
-int ovpn_aead_encrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
+/**
+ * struct ovpn_aead_key - one direction of a key, ready to run
+ * @tfm: the AEAD transform, keyed; freed by ovpn_aead_key_destroy()
+ * @nonce_tail: completes the packet id into the nonce
+ *
+ * Read-only once made: any number of packets use it at once.
+ */
+struct ovpn_aead_key {
+	struct crypto_aead *tfm;
+	u8 nonce_tail[OVPN_NONCE_TAIL_SIZE];
+};
+
+int ovpn_aead_key_init(struct ovpn_aead_key *key, enum ovpn_cipher_alg alg,
+		       const struct ovpn_key_direction *kd);
+void ovpn_aead_key_destroy(struct ovpn_aead_key *key);
+
+int ovpn_aead_encrypt(const struct ovpn_aead_key *key, __be32 opcode,
+		      u32 pktid, crypto_completion_t done,
 		      struct sk_buff *skb);
-int ovpn_aead_decrypt(struct ovpn_peer *peer, struct ovpn_crypto_key_slot *ks,
-		      struct sk_buff *skb);
-
-struct ovpn_crypto_key_slot *
-ovpn_aead_key_slot_new(const struct ovpn_key_config *kc);
-void ovpn_aead_key_slot_free_tfms(struct ovpn_crypto_key_slot *ks);
+int ovpn_aead_decrypt(const struct ovpn_aead_key *key,
+		      crypto_completion_t done, struct sk_buff *skb);
 
 #endif /* _NET_OVPN_AEAD_H_ */

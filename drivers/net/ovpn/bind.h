@@ -45,11 +45,13 @@ struct ovpn_bind {
 	struct rcu_head rcu;
 };
 
-struct ovpn_peer;
+struct sk_buff;
 
 struct ovpn_bind *ovpn_bind_from_sockaddr(const union ovpn_sockaddr *ss);
-void ovpn_bind_reset(struct ovpn_peer *peer, struct ovpn_bind *new);
 bool ovpn_bind_remote_equal(const struct ovpn_bind *bind,
 			    const union ovpn_sockaddr *ss);
+bool ovpn_skb_src_sockaddr(struct sk_buff *skb, union ovpn_sockaddr *ss);
+void ovpn_bind_set_local(struct ovpn_bind *bind, struct sk_buff *skb);
+bool ovpn_bind_local_equal(const struct ovpn_bind *bind, struct sk_buff *skb);
 
 #endif /* _NET_OVPN_BIND_H_ */

@@ -12,14 +12,15 @@
  * long per possible CPU for its percpu_ref and one struct percpu_ref_data.
  */
 
+#include <linux/bitfield.h>
 #include <linux/bug.h>
 #include <linux/percpu-refcount.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "aead.h"
 #include "crypto.h"
 #include "main.h"
+#include "proto.h"
 
 /*
  * Last step of a key slot's life, on ovpn_wq, an RCU grace period after
@@ -32,7 +33,8 @@ static void ovpn_crypto_key_slot_free_work(struct work_struct *work)
 
 	ks = container_of(to_rcu_work(work), struct ovpn_crypto_key_slot,
 			  free_work);
-	ovpn_aead_key_slot_free_tfms(ks);
+	ovpn_aead_key_destroy(&ks->decrypt);
+	ovpn_aead_key_destroy(&ks->encrypt);
 	percpu_ref_exit(&ks->ref);
 	kfree(ks);
 }
@@ -53,21 +55,53 @@ static void ovpn_crypto_key_slot_release(struct percpu_ref *ref)
 	queue_rcu_work(ovpn_wq, &ks->free_work);
 }
 
-/**
- * ovpn_crypto_key_slot_init_ref - arm the reference count of a new key slot
- * @ks: the key slot, otherwise fully initialised and not yet published
- *
- * Must be the last step of creating a key slot: from here on the slot is
- * freed through its reference count (percpu_ref_kill()), never directly.
- *
- * Context: process (allocates with GFP_KERNEL).
- * Return: 0 or -ENOMEM.
+/*
+ * Build a key slot from a key configuration.  It comes back with its
+ * initial reference, unpublished; from then on it is only destroyed by
+ * killing that reference (see crypto.h).  Context: process (GFP_KERNEL).
+ * Returns the slot, ERR_PTR(-EINVAL) for a bad key id, or an error of
+ * ovpn_aead_key_init().
  */
-int ovpn_crypto_key_slot_init_ref(struct ovpn_crypto_key_slot *ks)
+static struct ovpn_crypto_key_slot *
+ovpn_crypto_key_slot_new(const struct ovpn_key_config *kc)
 {
+	struct ovpn_crypto_key_slot *ks;
+	int ret;
+
+	if (kc->key_id > FIELD_MAX(OVPN_KEY_ID_MASK))
+		return ERR_PTR(-EINVAL);
+
+	ks = kzalloc_obj(*ks);
+	if (!ks)
+		return ERR_PTR(-ENOMEM);
+
+	ks->key_id = kc->key_id;
+	ks->cipher_alg = kc->cipher_alg;
+	ovpn_pktid_xmit_init(&ks->pid_xmit);
+	ovpn_pktid_recv_init(&ks->pid_recv);
 	INIT_RCU_WORK(&ks->free_work, ovpn_crypto_key_slot_free_work);
-	return percpu_ref_init(&ks->ref, ovpn_crypto_key_slot_release, 0,
-			       GFP_KERNEL);
+
+	ret = ovpn_aead_key_init(&ks->encrypt, kc->cipher_alg, &kc->encrypt);
+	if (ret)
+		goto free_ks;
+	ret = ovpn_aead_key_init(&ks->decrypt, kc->cipher_alg, &kc->decrypt);
+	if (ret)
+		goto free_encrypt;
+
+	/* Last: from here on the slot dies only through its reference. */
+	ret = percpu_ref_init(&ks->ref, ovpn_crypto_key_slot_release, 0,
+			      GFP_KERNEL);
+	if (ret)
+		goto free_decrypt;
+	return ks;
+
+free_decrypt:
+	ovpn_aead_key_destroy(&ks->decrypt);
+free_encrypt:
+	ovpn_aead_key_destroy(&ks->encrypt);
+free_ks:
+	kfree(ks);
+	return ERR_PTR(ret);
 }
 
 /*
@@ -138,7 +172,7 @@ void ovpn_crypto_state_release(struct ovpn_crypto_state *cs)
  * it finish with it.
  *
  * Context: process (allocates the AEAD transforms).
- * Return: 0, or a negative error from ovpn_aead_key_slot_new().
+ * Return: 0, or a negative error from ovpn_crypto_key_slot_new().
  */
 int ovpn_crypto_key_install(struct ovpn_crypto_state *cs,
 			    enum ovpn_key_slot slot,
@@ -147,7 +181,7 @@ int ovpn_crypto_key_install(struct ovpn_crypto_state *cs,
 	struct ovpn_crypto_key_slot *new, *old;
 	unsigned int idx;
 
-	new = ovpn_aead_key_slot_new(kc);
+	new = ovpn_crypto_key_slot_new(kc);
 	if (IS_ERR(new))
 		return PTR_ERR(new);
 

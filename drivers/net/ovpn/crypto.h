@@ -8,8 +8,8 @@
  * decrypting while the new one takes over.
  *
  * Lifetime of a key slot (struct ovpn_crypto_key_slot):
- * - created by ovpn_aead_key_slot_new() with its percpu_ref initialised
- *   last (ovpn_crypto_key_slot_init_ref()); published in a slot of
+ * - created by ovpn_crypto_key_install() (the transforms are made by
+ *   aead.c) with its percpu_ref initialised last; published in a slot of
  *   struct ovpn_crypto_state under its lock;
  * - borrowed by the data path under rcu_read_lock() with
  *   percpu_ref_tryget_live_rcu() (ovpn_crypto_key_primary_get(),
@@ -32,21 +32,8 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/ovpn.h>
 
+#include "aead.h"
 #include "pktid.h"
-
-struct crypto_aead;
-
-/**
- * struct ovpn_key_direction - key material for one direction
- * @cipher_key: the AEAD key
- * @cipher_key_size: its length in bytes
- * @nonce_tail: OVPN_NONCE_TAIL_SIZE bytes completing the nonce
- */
-struct ovpn_key_direction {
-	const u8 *cipher_key;
-	size_t cipher_key_size;
-	const u8 *nonce_tail;
-};
 
 /**
  * struct ovpn_key_config - a key as userspace installs it
@@ -66,10 +53,8 @@ struct ovpn_key_config {
  * struct ovpn_crypto_key_slot - a key and everything that dies with it
  * @key_id: key id of the packets it protects
  * @cipher_alg: AEAD algorithm
- * @encrypt: transform keyed for packets to the peer
- * @decrypt: transform keyed for packets from the peer
- * @nonce_tail_xmit: nonce tail for packets to the peer
- * @nonce_tail_recv: nonce tail for packets from the peer
+ * @encrypt: the key for packets to the peer
+ * @decrypt: the key for packets from the peer
  * @ref: borrowers on the data path; see the lifetime rules above
  * @free_work: deferred freeing, after the last put and a grace period
  * @pid_xmit: sender packet ids (written by every sending CPU)
@@ -81,10 +66,8 @@ struct ovpn_key_config {
 struct ovpn_crypto_key_slot {
 	u8 key_id;
 	enum ovpn_cipher_alg cipher_alg;
-	struct crypto_aead *encrypt;
-	struct crypto_aead *decrypt;
-	u8 nonce_tail_xmit[OVPN_NONCE_TAIL_SIZE];
-	u8 nonce_tail_recv[OVPN_NONCE_TAIL_SIZE];
+	struct ovpn_aead_key encrypt;
+	struct ovpn_aead_key decrypt;
 	struct percpu_ref ref;
 	struct rcu_work free_work;
 
@@ -124,9 +107,6 @@ struct ovpn_crypto_key_slot * __must_check
 ovpn_crypto_key_primary_get(struct ovpn_crypto_state *cs);
 struct ovpn_crypto_key_slot * __must_check
 ovpn_crypto_key_id_to_slot(struct ovpn_crypto_state *cs, u8 key_id);
-
-int __must_check
-ovpn_crypto_key_slot_init_ref(struct ovpn_crypto_key_slot *ks);
 
 /**
  * ovpn_crypto_key_slot_put - return a key slot borrowed on the data path

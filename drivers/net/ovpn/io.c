@@ -22,10 +22,10 @@
 #include "aead.h"
 #include "crypto.h"
 #include "io.h"
-#include "main.h"
 #include "netlink.h"
 #include "ovpnpriv.h"
 #include "peer.h"
+#include "pktid.h"
 #include "proto.h"
 #include "skb.h"
 #include "socket.h"
@@ -179,17 +179,15 @@ drop:
 	ovpn_post_put(peer, ks);
 }
 
-/**
- * ovpn_decrypt_done - completion of an asynchronous decryption
- * @data: the packet (struct sk_buff *)
- * @ret: the AEAD's result
- *
- * A crypto driver may complete in any context, process context included
- * (crypto_engine's kthread).  The step after the AEAD runs with BH
- * disabled whatever the caller, as on the synchronous path: the per-CPU
- * statistics are only written so (see stats.h), and the GRO cells want it.
+/*
+ * Completion of an asynchronous decryption (@data is the packet, @ret the
+ * AEAD's result).  A crypto driver may complete in any context, process
+ * context included (crypto_engine's kthread).  The step after the AEAD
+ * runs with BH disabled whatever the caller, as on the synchronous path:
+ * the per-CPU statistics are only written so (see stats.h), and the GRO
+ * cells want it.
  */
-void ovpn_decrypt_done(void *data, int ret)
+static void ovpn_decrypt_done(void *data, int ret)
 {
 	local_bh_disable();
 	ovpn_decrypt_post(data, ret);
@@ -226,7 +224,7 @@ void ovpn_recv(struct ovpn_peer *peer, struct sk_buff *skb)
 	memset(cb, 0, sizeof(*cb));
 	cb->peer = peer;
 	cb->ks = ks;
-	ret = ovpn_aead_decrypt(peer, ks, skb);
+	ret = ovpn_aead_decrypt(&ks->decrypt, ovpn_decrypt_done, skb);
 	/*
 	 * Only -EINPROGRESS means the callback will run: requests are made
 	 * without CRYPTO_TFM_REQ_MAY_BACKLOG, so -EBUSY is a refusal, and
@@ -275,14 +273,11 @@ static void ovpn_encrypt_post(void *data, int ret)
 	ovpn_peer_put(peer);
 }
 
-/**
- * ovpn_encrypt_done - completion of an asynchronous encryption
- * @data: the packet (struct sk_buff *)
- * @ret: the AEAD's result
- *
- * As ovpn_decrypt_done(): the step after the AEAD runs with BH disabled.
+/*
+ * Completion of an asynchronous encryption.  As ovpn_decrypt_done(): the
+ * step after the AEAD runs with BH disabled.
  */
-void ovpn_encrypt_done(void *data, int ret)
+static void ovpn_encrypt_done(void *data, int ret)
 {
 	local_bh_disable();
 	ovpn_encrypt_post(data, ret);
@@ -294,6 +289,8 @@ static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
 {
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct ovpn_crypto_key_slot *ks;
+	__be32 opcode;
+	u32 pktid;
 	int ret;
 
 	/* Encryption makes the payload opaque: no checksum offload. */
@@ -311,7 +308,14 @@ static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
 	ovpn_peer_hold(peer);
 	cb->peer = peer;
 	cb->ks = ks;
-	ret = ovpn_aead_encrypt(peer, ks, skb);
+	/* -ERANGE: the key ran out of packet ids (ovpn_encrypt_post()). */
+	ret = ovpn_pktid_xmit_next(&ks->pid_xmit, &pktid);
+	if (likely(!ret)) {
+		opcode = ovpn_opcode_compose(OVPN_OPCODE_DATA_V2, ks->key_id,
+					     READ_ONCE(peer->tx_id));
+		ret = ovpn_aead_encrypt(&ks->encrypt, opcode, pktid,
+					ovpn_encrypt_done, skb);
+	}
 	/* As on RX: -EBUSY without a backlog is a refusal. */
 	if (ret == -EINPROGRESS)
 		return;

@@ -21,8 +21,6 @@ struct ovpn_peer;
 
 netdev_tx_t ovpn_net_xmit(struct sk_buff *skb, struct net_device *dev);
 void ovpn_recv(struct ovpn_peer *peer, struct sk_buff *skb);
-void ovpn_encrypt_done(void *data, int ret);
-void ovpn_decrypt_done(void *data, int ret);
 void ovpn_xmit_special(struct ovpn_peer *peer, const void *data,
 		       unsigned int len);
 

@@ -21,24 +21,11 @@
 #include "netlink.h"
 #include "ovpnpriv.h"
 #include "peer.h"
+#include "proto.h"
 #include "socket.h"
 #include "tcp.h"
 
 struct workqueue_struct *ovpn_wq;
-
-static const struct net_device_ops ovpn_netdev_ops;
-
-/**
- * ovpn_dev_is_valid - tell whether a net_device is an ovpn device
- * @dev: the device to check
- *
- * Return: true if @dev was created by this module, so its private area is
- * a struct ovpn_priv.
- */
-bool ovpn_dev_is_valid(const struct net_device *dev)
-{
-	return dev->netdev_ops == &ovpn_netdev_ops;
-}
 
 /*
  * In MP mode clients reach each other through the server, so packets
@@ -110,7 +97,7 @@ static void ovpn_net_uninit(struct net_device *dev)
 	spin_unlock_bh(&ovpn->lock);
 
 	disable_delayed_work_sync(&ovpn->keepalive_work);
-	ovpn_peers_free(ovpn, NULL, OVPN_DEL_PEER_REASON_TEARDOWN);
+	ovpn_peers_remove(ovpn, NULL, OVPN_DEL_PEER_REASON_TEARDOWN);
 	ovpn_sockets_detach_all(ovpn);
 	gro_cells_destroy(&ovpn->gro_cells);
 }
@@ -235,7 +222,7 @@ static const struct nla_policy ovpn_policy[IFLA_OVPN_MAX + 1] = {
 };
 
 static struct rtnl_link_ops ovpn_link_ops = {
-	.kind		= "ovpn",
+	.kind		= OVPN_LINK_KIND,
 	.netns_refund	= false,
 	.priv_size	= sizeof(struct ovpn_priv),
 	.setup		= ovpn_setup,

@@ -19,7 +19,6 @@
 
 #include "bind.h"
 #include "crypto.h"
-#include "main.h"
 #include "netlink.h"
 #include "netlink-gen.h"
 #include "ovpnpriv.h"
@@ -39,6 +38,43 @@ static netdevice_tracker *ovpn_nl_tracker(struct genl_info *info)
 	return (netdevice_tracker *)&info->user_ptr[1];
 }
 
+/*
+ * The ovpn device an OVPN_A_IFINDEX attribute names in @net, held with
+ * @tracker; NULL with an extack message and *@err set if there is none.
+ * An ovpn device is known by its link kind, as WireGuard knows its own:
+ * the device's code is not needed to tell.
+ */
+static struct ovpn_priv *ovpn_nl_dev_get(struct net *net, struct nlattr *attr,
+					 netdevice_tracker *tracker,
+					 struct netlink_ext_ack *extack,
+					 int *err)
+{
+	struct net_device *dev;
+
+	if (!attr) {
+		NL_SET_ERR_MSG_MOD(extack, "missing ifindex");
+		NL_SET_ERR_ATTR_MISS(extack, NULL, OVPN_A_IFINDEX);
+		*err = -EINVAL;
+		return NULL;
+	}
+	dev = netdev_get_by_index(net, nla_get_u32(attr), tracker, GFP_KERNEL);
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "no device with this ifindex");
+		*err = -ENODEV;
+		return NULL;
+	}
+	if (!dev->rtnl_link_ops ||
+	    strcmp(dev->rtnl_link_ops->kind, OVPN_LINK_KIND)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "device is not an ovpn device");
+		netdev_put(dev, tracker);
+		*err = -EINVAL;
+		return NULL;
+	}
+	return netdev_priv(dev);
+}
+
 /**
  * ovpn_nl_pre_doit - resolve and hold the device a request is for
  * @ops: the operation being run
@@ -53,31 +89,13 @@ static netdevice_tracker *ovpn_nl_tracker(struct genl_info *info)
 int ovpn_nl_pre_doit(const struct genl_split_ops *ops, struct sk_buff *skb,
 		     struct genl_info *info)
 {
-	struct nlattr *attr = info->attrs[OVPN_A_IFINDEX];
-	struct net_device *dev;
+	int err = 0;
 
-	if (GENL_REQ_ATTR_CHECK(info, OVPN_A_IFINDEX)) {
-		NL_SET_ERR_MSG_MOD(info->extack, "missing ifindex");
-		return -EINVAL;
-	}
-
-	dev = netdev_get_by_index(genl_info_net(info), nla_get_u32(attr),
-				  ovpn_nl_tracker(info), GFP_KERNEL);
-	if (!dev) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "no device with this ifindex");
-		return -ENODEV;
-	}
-
-	if (!ovpn_dev_is_valid(dev)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "device is not an ovpn device");
-		netdev_put(dev, ovpn_nl_tracker(info));
-		return -EINVAL;
-	}
-
-	info->user_ptr[0] = netdev_priv(dev);
-	return 0;
+	info->user_ptr[0] = ovpn_nl_dev_get(genl_info_net(info),
+					    info->attrs[OVPN_A_IFINDEX],
+					    ovpn_nl_tracker(info),
+					    info->extack, &err);
+	return err;
 }
 
 /**
@@ -318,17 +336,37 @@ static void ovpn_nl_vpn_addrs_error(struct genl_info *info, int err)
 	}
 }
 
-/* The VPN addresses of a request; false if there are none. */
-static bool ovpn_nl_peer_vpn_addrs(struct nlattr **attrs, struct in_addr *ip4,
-				   struct in6_addr *ip6)
+/*
+ * The fields of a PEER_NEW or PEER_SET request, checked beforehand by
+ * ovpn_nl_peer_precheck() and ovpn_nl_check_vpn_addrs(); the bind, which
+ * each command checks its own way, is left to the caller.
+ */
+static void ovpn_nl_peer_config(struct nlattr **attrs,
+				struct ovpn_peer_config *cfg)
 {
-	*ip4 = (struct in_addr){ .s_addr = htonl(INADDR_ANY) };
-	*ip6 = in6addr_any;
-	if (attrs[OVPN_A_PEER_VPN_IPV4])
-		ip4->s_addr = nla_get_in_addr(attrs[OVPN_A_PEER_VPN_IPV4]);
-	if (attrs[OVPN_A_PEER_VPN_IPV6])
-		*ip6 = nla_get_in6_addr(attrs[OVPN_A_PEER_VPN_IPV6]);
-	return attrs[OVPN_A_PEER_VPN_IPV4] || attrs[OVPN_A_PEER_VPN_IPV6];
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->id = nla_get_u32(attrs[OVPN_A_PEER_ID]);
+	if (attrs[OVPN_A_PEER_TX_ID]) {
+		cfg->has_tx_id = true;
+		cfg->tx_id = nla_get_u32(attrs[OVPN_A_PEER_TX_ID]);
+	}
+	if (attrs[OVPN_A_PEER_VPN_IPV4]) {
+		cfg->has_vpn_ipv4 = true;
+		cfg->vpn_ipv4.s_addr =
+			nla_get_in_addr(attrs[OVPN_A_PEER_VPN_IPV4]);
+	}
+	if (attrs[OVPN_A_PEER_VPN_IPV6]) {
+		cfg->has_vpn_ipv6 = true;
+		cfg->vpn_ipv6 = nla_get_in6_addr(attrs[OVPN_A_PEER_VPN_IPV6]);
+	}
+	/* ovpn_nl_peer_precheck() made sure the two come together. */
+	if (attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]) {
+		cfg->has_keepalive = true;
+		cfg->keepalive_interval =
+			nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]);
+		cfg->keepalive_timeout =
+			nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_TIMEOUT]);
+	}
 }
 
 /* The socket a PEER_NEW names, held until the request is done. */
@@ -345,43 +383,46 @@ static struct socket *ovpn_nl_peer_sockfd(struct genl_info *info,
 	return sock;
 }
 
-static bool ovpn_nl_sock_is_tcp(const struct socket *sock)
+/*
+ * Explain why ovpn_peer_create() refused a peer.  Return: the errno for
+ * userspace (a socket that is no transport is -ENOTSOCK, as upstream).
+ */
+static int ovpn_nl_peer_new_error(struct genl_info *info,
+				  struct nlattr **attrs, int err)
 {
-	return sock->sk && sock->sk->sk_protocol == IPPROTO_TCP &&
-	       sock->sk->sk_type == SOCK_STREAM;
-}
+	struct nlattr *sock = attrs[OVPN_A_PEER_SOCKET];
 
-/* Attach the socket of a new peer; the reference it gives is the peer's. */
-static struct ovpn_socket *ovpn_nl_peer_socket(struct ovpn_priv *ovpn,
-					       struct genl_info *info,
-					       struct nlattr *attr,
-					       struct socket *sock,
-					       struct ovpn_peer *peer)
-{
-	struct ovpn_socket *ovpn_sock;
-
-	ovpn_sock = ovpn_socket_attach(ovpn, sock, peer);
-	if (!IS_ERR(ovpn_sock))
-		return ovpn_sock;
-
-	switch (PTR_ERR(ovpn_sock)) {
+	switch (err) {
 	case -EPROTONOSUPPORT:
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+		NL_SET_ERR_MSG_ATTR(info->extack, sock,
 				    "socket is neither UDP nor TCP");
-		return ERR_PTR(-ENOTSOCK);
+		return -ENOTSOCK;
 	case -ENOTCONN:
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+		NL_SET_ERR_MSG_ATTR(info->extack, sock,
 				    "TCP socket is not connected");
 		break;
 	case -EBUSY:
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+		NL_SET_ERR_MSG_ATTR(info->extack, sock,
 				    "socket is used by another peer, device or protocol");
 		break;
+	case -EEXIST:
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_ID],
+				    "a peer with this id exists already");
+		break;
+	case -EADDRINUSE:
+		ovpn_nl_vpn_addrs_error(info, err);
+		break;
+	case -ENODEV:
+		NL_SET_ERR_MSG_MOD(info->extack, "the device is going away");
+		break;
+	case -ENOMEM:
+		NL_SET_ERR_MSG_MOD(info->extack, "cannot create the peer");
+		break;
 	default:
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+		NL_SET_ERR_MSG_ATTR(info->extack, sock,
 				    "cannot attach to the socket");
 	}
-	return ovpn_sock;
+	return err;
 }
 
 /*
@@ -414,7 +455,7 @@ static struct ovpn_bind *ovpn_nl_peer_new_bind(struct genl_info *info,
 					       struct nlattr **attrs,
 					       struct socket *sock)
 {
-	bool tcp = ovpn_nl_sock_is_tcp(sock);
+	bool tcp = ovpn_sk_is_tcp(sock->sk);
 	struct ovpn_bind *bind;
 
 	bind = ovpn_nl_peer_bind(info, attrs);
@@ -447,11 +488,8 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ovpn_priv *ovpn = info->user_ptr[0];
 	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
-	struct ovpn_socket *ovpn_sock;
-	struct ovpn_peer *peer;
-	struct ovpn_bind *bind;
+	struct ovpn_peer_config cfg;
 	struct socket *sock;
-	bool has_vpn;
 	int ret;
 
 	ret = ovpn_nl_parse_peer(info, ovpn_peer_new_input_nl_policy, attrs);
@@ -466,78 +504,26 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_MOD(info->extack, "missing socket");
 		return -EINVAL;
 	}
-
 	sock = ovpn_nl_peer_sockfd(info, attrs[OVPN_A_PEER_SOCKET]);
 	if (!sock)
 		return -ENOTSOCK;
 
-	peer = ovpn_peer_new(ovpn, nla_get_u32(attrs[OVPN_A_PEER_ID]));
-	if (IS_ERR(peer)) {
-		NL_SET_ERR_MSG_MOD(info->extack, "cannot create the peer");
-		ret = PTR_ERR(peer);
-		goto out;
-	}
-	has_vpn = ovpn_nl_peer_vpn_addrs(attrs, &peer->vpn_addrs.ipv4,
-					 &peer->vpn_addrs.ipv6);
-	if (ovpn->mode == OVPN_MODE_MP && !has_vpn) {
+	ovpn_nl_peer_config(attrs, &cfg);
+	if (ovpn->mode == OVPN_MODE_MP && !cfg.has_vpn_ipv4 &&
+	    !cfg.has_vpn_ipv6) {
 		NL_SET_ERR_MSG_MOD(info->extack,
 				   "an MP peer needs a VPN IPv4 or IPv6 address");
 		ret = -EINVAL;
-		goto discard;
+		goto out;
 	}
-	if (attrs[OVPN_A_PEER_TX_ID])
-		peer->tx_id = nla_get_u32(attrs[OVPN_A_PEER_TX_ID]);
-
-	bind = ovpn_nl_peer_new_bind(info, attrs, sock);
-	if (IS_ERR(bind)) {
-		ret = PTR_ERR(bind);
-		goto discard;
+	cfg.bind = ovpn_nl_peer_new_bind(info, attrs, sock);
+	if (IS_ERR(cfg.bind)) {
+		ret = PTR_ERR(cfg.bind);
+		goto out;
 	}
-	/* Not published yet: no lock, no grace period needed. */
-	rcu_assign_pointer(peer->bind, bind);
-
-	ovpn_sock = ovpn_nl_peer_socket(ovpn, info, attrs[OVPN_A_PEER_SOCKET],
-					sock, peer);
-	if (IS_ERR(ovpn_sock)) {
-		ret = PTR_ERR(ovpn_sock);
-		goto discard;
-	}
-	/* The reference the attachment gave us is the peer's now. */
-	peer->sock = ovpn_sock;
-
-	if (attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]) {
-		peer->keepalive_interval =
-			nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]);
-		peer->keepalive_timeout =
-			nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_TIMEOUT]);
-	}
-
-	/*
-	 * Once published the peer may be removed and released at any time:
-	 * hold it until its socket is started.
-	 */
-	ovpn_peer_hold(peer);
-	ret = ovpn_peer_add(ovpn, peer);
-	if (ret) {
-		ovpn_peer_put(peer);
-		if (ret == -EEXIST)
-			NL_SET_ERR_MSG_ATTR(info->extack, attrs[OVPN_A_PEER_ID],
-					    "a peer with this id exists already");
-		else if (ret == -EADDRINUSE)
-			ovpn_nl_vpn_addrs_error(info, ret);
-		else
-			NL_SET_ERR_MSG_MOD(info->extack,
-					   "the device is going away");
-		goto discard;
-	}
-	ovpn_socket_start(ovpn_sock);
-	if (peer->keepalive_interval || peer->keepalive_timeout)
-		mod_delayed_work(ovpn_wq, &ovpn->keepalive_work, 0);
-	ovpn_peer_put(peer);
-	goto out;
-
-discard:
-	ovpn_peer_discard(peer);
+	ret = ovpn_peer_create(ovpn, &cfg, sock);
+	if (ret)
+		ret = ovpn_nl_peer_new_error(info, attrs, ret);
 out:
 	sockfd_put(sock);
 	return ret;
@@ -554,11 +540,9 @@ int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ovpn_priv *ovpn = info->user_ptr[0];
 	struct nlattr *attrs[OVPN_A_PEER_MAX + 1];
+	struct ovpn_peer_config cfg;
 	struct ovpn_peer *peer;
 	struct ovpn_bind *bind;
-	u32 interval, timeout;
-	struct in6_addr ip6;
-	struct in_addr ip4;
 	int ret;
 
 	ret = ovpn_nl_parse_peer(info, ovpn_peer_set_input_nl_policy, attrs);
@@ -585,38 +569,34 @@ int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -EINVAL;
 		goto out;
 	}
-	bind = ovpn_nl_bind_fits(info, attrs, bind, peer->sock->sk);
-	if (IS_ERR(bind)) {
-		ret = PTR_ERR(bind);
+	ovpn_nl_peer_config(attrs, &cfg);
+	cfg.bind = ovpn_nl_bind_fits(info, attrs, bind, peer->sock->sk);
+	if (IS_ERR(cfg.bind)) {
+		ret = PTR_ERR(cfg.bind);
 		goto out;
 	}
-
-	/* The one change that can still fail goes first: all or nothing. */
-	if (ovpn_nl_peer_vpn_addrs(attrs, &ip4, &ip6)) {
-		ret = ovpn_peer_set_vpn_addrs(peer,
-					      attrs[OVPN_A_PEER_VPN_IPV4] ?
-					      &ip4 : NULL,
-					      attrs[OVPN_A_PEER_VPN_IPV6] ?
-					      &ip6 : NULL);
-		if (ret) {
-			ovpn_nl_vpn_addrs_error(info, ret);
-			kfree(bind);
-			goto out;
-		}
-	}
-	if (bind)
-		ovpn_peer_update_bind(peer, bind);
-	if (attrs[OVPN_A_PEER_TX_ID])
-		ovpn_peer_set_tx_id(peer,
-				    nla_get_u32(attrs[OVPN_A_PEER_TX_ID]));
-	if (attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]) {
-		interval = nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]);
-		timeout = nla_get_u32(attrs[OVPN_A_PEER_KEEPALIVE_TIMEOUT]);
-		ovpn_peer_keepalive_set(peer, interval, timeout);
-	}
+	ret = ovpn_peer_change(peer, &cfg);
+	if (ret)
+		ovpn_nl_vpn_addrs_error(info, ret);
 out:
 	ovpn_peer_put(peer);
 	return ret;
+}
+
+/* A remote transport address: IPv4 or IPv6 (with its scope), and port. */
+static int ovpn_nl_put_remote(struct sk_buff *skb,
+			      const union ovpn_sockaddr *ss)
+{
+	if (ss->in4.sin_family == AF_INET)
+		return nla_put_in_addr(skb, OVPN_A_PEER_REMOTE_IPV4,
+				       ss->in4.sin_addr.s_addr) ?:
+		       nla_put_net16(skb, OVPN_A_PEER_REMOTE_PORT,
+				     ss->in4.sin_port);
+	return nla_put_in6_addr(skb, OVPN_A_PEER_REMOTE_IPV6,
+				&ss->in6.sin6_addr) ?:
+	       nla_put_u32(skb, OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID,
+			   ss->in6.sin6_scope_id) ?:
+	       nla_put_net16(skb, OVPN_A_PEER_REMOTE_PORT, ss->in6.sin6_port);
 }
 
 static int ovpn_nl_put_bind(struct sk_buff *skb, struct ovpn_peer *peer)
@@ -628,25 +608,15 @@ static int ovpn_nl_put_bind(struct sk_buff *skb, struct ovpn_peer *peer)
 	bind = rcu_dereference(peer->bind);
 	if (!bind)
 		goto out;
-	if (bind->remote.in4.sin_family == AF_INET) {
-		if (nla_put_in_addr(skb, OVPN_A_PEER_REMOTE_IPV4,
-				    bind->remote.in4.sin_addr.s_addr) ||
-		    nla_put_net16(skb, OVPN_A_PEER_REMOTE_PORT,
-				  bind->remote.in4.sin_port) ||
-		    nla_put_in_addr(skb, OVPN_A_PEER_LOCAL_IPV4,
-				    bind->local.ipv4.s_addr))
-			ret = -EMSGSIZE;
-	} else {
-		if (nla_put_in6_addr(skb, OVPN_A_PEER_REMOTE_IPV6,
-				     &bind->remote.in6.sin6_addr) ||
-		    nla_put_u32(skb, OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID,
-				bind->remote.in6.sin6_scope_id) ||
-		    nla_put_net16(skb, OVPN_A_PEER_REMOTE_PORT,
-				  bind->remote.in6.sin6_port) ||
-		    nla_put_in6_addr(skb, OVPN_A_PEER_LOCAL_IPV6,
-				     &bind->local.ipv6))
-			ret = -EMSGSIZE;
-	}
+	ret = ovpn_nl_put_remote(skb, &bind->remote);
+	if (ret)
+		goto out;
+	if (bind->remote.in4.sin_family == AF_INET)
+		ret = nla_put_in_addr(skb, OVPN_A_PEER_LOCAL_IPV4,
+				      bind->local.ipv4.s_addr);
+	else
+		ret = nla_put_in6_addr(skb, OVPN_A_PEER_LOCAL_IPV6,
+				       &bind->local.ipv6);
 out:
 	rcu_read_unlock();
 	return ret;
@@ -770,98 +740,46 @@ out:
 	return ret;
 }
 
-/* Dump the MP peers from bucket cb->args[0], entry cb->args[1] on. */
-static int ovpn_nl_dump_mp(struct sk_buff *skb, struct netlink_callback *cb,
-			   struct ovpn_priv *ovpn)
-{
-	struct net *net = sock_net(cb->skb->sk);
-	unsigned long skip = cb->args[1];
-	unsigned long bkt = cb->args[0];
-	struct ovpn_peer *peer;
-	unsigned long idx;
-	int ret = 0;
+/* What ovpn_nl_dump_peer() needs to write one peer into a dump. */
+struct ovpn_nl_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+};
 
-	rcu_read_lock();
-	for (; bkt < HASH_SIZE(ovpn->peers->by_id); bkt++, skip = 0) {
-		idx = 0;
-		hlist_for_each_entry_rcu(peer, &ovpn->peers->by_id[bkt],
-					 hash_entry_id) {
-			if (idx++ < skip)
-				continue;
-			ret = ovpn_nl_fill_peer(skb, peer, net,
-						NETLINK_CB(cb->skb).portid,
-						cb->nlh->nlmsg_seq,
-						NLM_F_MULTI);
-			if (ret) {
-				/* Full: resume with this peer next time. */
-				cb->args[0] = bkt;
-				cb->args[1] = idx - 1;
-				goto out;
-			}
-		}
-	}
-	cb->args[0] = bkt;
-	cb->args[1] = 0;
-out:
-	rcu_read_unlock();
-	return ret;
+static int ovpn_nl_dump_peer(struct ovpn_peer *peer, void *arg)
+{
+	struct ovpn_nl_dump *d = arg;
+
+	return ovpn_nl_fill_peer(d->skb, peer, sock_net(d->cb->skb->sk),
+				 NETLINK_CB(d->cb->skb).portid,
+				 d->cb->nlh->nlmsg_seq, NLM_F_MULTI);
 }
 
 /**
  * ovpn_nl_peer_get_dumpit - handle OVPN_CMD_PEER_GET as a dump
  * @skb: the reply being filled
- * @cb: the dump's state
+ * @cb: the dump's state; cb->args[0..1] say where it stands
  *
  * Return: the reply's length, 0 when done, or a negative errno.
  */
 int ovpn_nl_peer_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	const struct genl_info *info = genl_info_dump(cb);
-	struct nlattr *attr = info->attrs[OVPN_A_IFINDEX];
-	struct net *net = sock_net(cb->skb->sk);
+	struct ovpn_nl_dump d = { .skb = skb, .cb = cb };
 	netdevice_tracker tracker;
 	struct ovpn_priv *ovpn;
-	struct ovpn_peer *peer;
-	struct net_device *dev;
 	int ret = 0;
 
-	if (!attr) {
-		NL_SET_ERR_MSG_MOD(cb->extack, "missing ifindex");
-		return -EINVAL;
-	}
-	dev = netdev_get_by_index(net, nla_get_u32(attr), &tracker, GFP_KERNEL);
-	if (!dev) {
-		NL_SET_ERR_MSG_ATTR(cb->extack, attr,
-				    "no device with this ifindex");
-		return -ENODEV;
-	}
-	if (!ovpn_dev_is_valid(dev)) {
-		NL_SET_ERR_MSG_ATTR(cb->extack, attr,
-				    "device is not an ovpn device");
-		ret = -EINVAL;
-		goto out;
-	}
-	ovpn = netdev_priv(dev);
-
-	if (ovpn->mode == OVPN_MODE_MP) {
-		ret = ovpn_nl_dump_mp(skb, cb, ovpn);
-	} else if (!cb->args[0]) {
-		peer = ovpn_peer_get_p2p(ovpn);
-		if (peer) {
-			ret = ovpn_nl_fill_peer(skb, peer, net,
-						NETLINK_CB(cb->skb).portid,
-						cb->nlh->nlmsg_seq,
-						NLM_F_MULTI);
-			ovpn_peer_put(peer);
-		}
-		if (!ret)
-			cb->args[0] = 1;
-	}
+	ovpn = ovpn_nl_dev_get(sock_net(cb->skb->sk),
+			       info->attrs[OVPN_A_IFINDEX], &tracker,
+			       cb->extack, &ret);
+	if (!ovpn)
+		return ret;
+	ret = ovpn_peers_dump(ovpn, cb->args, ovpn_nl_dump_peer, &d);
 	/* A full reply is not an error: the core calls again to resume. */
 	if (ret == -EMSGSIZE && skb->len)
 		ret = 0;
-out:
-	netdev_put(dev, &tracker);
+	netdev_put(ovpn->dev, &tracker);
 	return ret ?: skb->len;
 }
 
@@ -1251,19 +1169,8 @@ void ovpn_nl_peer_float_notify(struct ovpn_peer *peer,
 	if (!msg)
 		return;
 	nest = nla_nest_start(msg, OVPN_A_PEER);
-	ret = !nest || nla_put_u32(msg, OVPN_A_PEER_ID, peer->id);
-	if (!ret && ss->in4.sin_family == AF_INET)
-		ret = nla_put_in_addr(msg, OVPN_A_PEER_REMOTE_IPV4,
-				      ss->in4.sin_addr.s_addr) ||
-		      nla_put_net16(msg, OVPN_A_PEER_REMOTE_PORT,
-				    ss->in4.sin_port);
-	else if (!ret)
-		ret = nla_put_in6_addr(msg, OVPN_A_PEER_REMOTE_IPV6,
-				       &ss->in6.sin6_addr) ||
-		      nla_put_u32(msg, OVPN_A_PEER_REMOTE_IPV6_SCOPE_ID,
-				  ss->in6.sin6_scope_id) ||
-		      nla_put_net16(msg, OVPN_A_PEER_REMOTE_PORT,
-				    ss->in6.sin6_port);
+	ret = !nest || nla_put_u32(msg, OVPN_A_PEER_ID, peer->id) ||
+	      ovpn_nl_put_remote(msg, ss);
 	if (ret) {
 		nlmsg_free(msg);
 		return;

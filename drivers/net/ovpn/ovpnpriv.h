@@ -22,6 +22,9 @@
 #include <net/gro_cells.h>
 #include <uapi/linux/if_link.h>
 
+/* The rtnl link kind of an ovpn device, by which netlink.c knows one. */
+#define OVPN_LINK_KIND		"ovpn"
+
 #define OVPN_PEER_HASH_BITS	12
 
 #define OVPN_PEER_HASH_SIZE	BIT(OVPN_PEER_HASH_BITS)

@@ -18,6 +18,7 @@
 #include "netlink.h"
 #include "ovpnpriv.h"
 #include "peer.h"
+#include "proto.h"
 #include "socket.h"
 
 /* The least time between two local addresses learnt from packets. */
@@ -72,7 +73,7 @@ static void ovpn_peer_keepalive_send(struct work_struct *work)
 	ovpn_peer_put(peer);
 }
 
-/**
+/*
  * ovpn_peer_new - create a peer, not yet published
  * @ovpn: the device it will belong to
  * @id: the peer id its packets carry
@@ -81,7 +82,7 @@ static void ovpn_peer_keepalive_send(struct work_struct *work)
  * Return: the peer, or ERR_PTR(-ENOMEM) (also when percpu_ref_init()
  * fails).
  */
-struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id)
+static struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id)
 {
 	struct ovpn_peer *peer;
 	int ret;
@@ -129,14 +130,14 @@ err_free:
 	return ERR_PTR(ret);
 }
 
-/**
+/*
  * ovpn_peer_discard - drop a peer that was never published
  * @peer: the peer, as ovpn_peer_new() returned it
  *
  * Nothing but the creator can hold it, so killing the initial reference
  * releases it (through the normal, deferred path).
  */
-void ovpn_peer_discard(struct ovpn_peer *peer)
+static void ovpn_peer_discard(struct ovpn_peer *peer)
 {
 	percpu_ref_kill(&peer->ref);
 }
@@ -377,7 +378,7 @@ static bool ovpn_vpn_addrs_taken(struct ovpn_priv *ovpn,
 	return false;
 }
 
-/**
+/*
  * ovpn_peer_add - publish a new peer
  * @ovpn: the device
  * @peer: the peer, fully set up (socket, bind, addresses)
@@ -390,7 +391,7 @@ static bool ovpn_vpn_addrs_taken(struct ovpn_priv *ovpn,
  * a VPN address is (MP), -ENODEV if the device is going away.  On failure
  * the caller still owns @peer.
  */
-int ovpn_peer_add(struct ovpn_priv *ovpn, struct ovpn_peer *peer)
+static int ovpn_peer_add(struct ovpn_priv *ovpn, struct ovpn_peer *peer)
 {
 	struct ovpn_peer *old = NULL;
 
@@ -432,6 +433,76 @@ int ovpn_peer_add(struct ovpn_priv *ovpn, struct ovpn_peer *peer)
 }
 
 /**
+ * ovpn_peer_create - build a peer from a request and publish it
+ * @ovpn: the device
+ * @cfg: the peer, as parsed and checked by netlink.c; its @bind is taken
+ *	 over whatever the outcome
+ * @sock: the peer's transport socket, held by the caller
+ *
+ * P2P: the new peer replaces the current one.  Once published, the new
+ * peer's socket starts carrying its packets and the keepalive scan takes
+ * it into account.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOMEM, an error of ovpn_socket_attach() (the socket is
+ * not a transport, or not free), or -EEXIST (the id is taken),
+ * -EADDRINUSE (a VPN address is), -ENODEV (the device is going away).
+ */
+int ovpn_peer_create(struct ovpn_priv *ovpn, struct ovpn_peer_config *cfg,
+		     struct socket *sock)
+{
+	struct ovpn_socket *ovpn_sock;
+	struct ovpn_peer *peer;
+	int ret;
+
+	peer = ovpn_peer_new(ovpn, cfg->id);
+	if (IS_ERR(peer)) {
+		kfree(cfg->bind);
+		return PTR_ERR(peer);
+	}
+	/* Not published yet: no lock, no grace period needed. */
+	rcu_assign_pointer(peer->bind, cfg->bind);
+	if (cfg->has_vpn_ipv4)
+		peer->vpn_addrs.ipv4 = cfg->vpn_ipv4;
+	if (cfg->has_vpn_ipv6)
+		peer->vpn_addrs.ipv6 = cfg->vpn_ipv6;
+	if (cfg->has_tx_id)
+		peer->tx_id = cfg->tx_id;
+	if (cfg->has_keepalive) {
+		peer->keepalive_interval = cfg->keepalive_interval;
+		peer->keepalive_timeout = cfg->keepalive_timeout;
+	}
+
+	ovpn_sock = ovpn_socket_attach(ovpn, sock, peer);
+	if (IS_ERR(ovpn_sock)) {
+		ret = PTR_ERR(ovpn_sock);
+		goto discard;
+	}
+	/* The reference the attachment gave is the peer's now. */
+	peer->sock = ovpn_sock;
+
+	/*
+	 * Once published the peer may be removed and released at any time:
+	 * hold it until its socket is started.
+	 */
+	ovpn_peer_hold(peer);
+	ret = ovpn_peer_add(ovpn, peer);
+	if (ret) {
+		ovpn_peer_put(peer);
+		goto discard;
+	}
+	ovpn_socket_start(ovpn_sock);
+	if (cfg->has_keepalive)
+		mod_delayed_work(ovpn_wq, &ovpn->keepalive_work, 0);
+	ovpn_peer_put(peer);
+	return 0;
+
+discard:
+	ovpn_peer_discard(peer);
+	return ret;
+}
+
+/**
  * ovpn_peer_del - remove a peer
  * @peer: the peer; the caller holds a reference, or is inside an RCU
  *	  read-side section in which it found @peer published (the
@@ -459,15 +530,15 @@ int ovpn_peer_del(struct ovpn_peer *peer, enum ovpn_del_peer_reason reason)
 }
 
 /**
- * ovpn_peers_free - remove every peer of a device, or those of a socket
+ * ovpn_peers_remove - remove every peer of a device, or those of a socket
  * @ovpn: the device
  * @sock: only peers using this socket; NULL for all
  * @reason: why, as notified to userspace
  *
  * Context: any (BH-safe locking).
  */
-void ovpn_peers_free(struct ovpn_priv *ovpn, struct ovpn_socket *sock,
-		     enum ovpn_del_peer_reason reason)
+void ovpn_peers_remove(struct ovpn_priv *ovpn, struct ovpn_socket *sock,
+		       enum ovpn_del_peer_reason reason)
 {
 	struct ovpn_peer *peer, *tmp;
 	LLIST_HEAD(list);
@@ -495,6 +566,59 @@ void ovpn_peers_free(struct ovpn_priv *ovpn, struct ovpn_socket *sock,
 	/* _safe: finishing a removal may free the peer. */
 	llist_for_each_entry_safe(peer, tmp, list.first, remove_entry)
 		ovpn_peer_finish_removal(peer);
+}
+
+/**
+ * ovpn_peers_dump - hand the device's peers to a dump, resumably
+ * @ovpn: the device
+ * @pos: where the dump stands: two words, zero when it starts, updated
+ *	 to resume with the peer that @fill refused
+ * @fill: called for each peer under rcu_read_lock() (so it must not
+ *	  sleep); non-zero stops the walk and is returned
+ * @arg: passed to @fill
+ *
+ * An MP device is walked bucket by bucket of its id table: a peer added
+ * or removed meanwhile may be missed or, if it moves within its bucket,
+ * seen twice, as in any netlink dump.
+ *
+ * Context: process context.
+ * Return: 0 once every peer was handed out, or what @fill returned.
+ */
+int ovpn_peers_dump(struct ovpn_priv *ovpn, unsigned long pos[2],
+		    int (*fill)(struct ovpn_peer *peer, void *arg), void *arg)
+{
+	unsigned long bkt = pos[0], skip = pos[1], idx;
+	struct ovpn_peer *peer;
+	int ret = 0;
+
+	rcu_read_lock();
+	if (ovpn->mode == OVPN_MODE_P2P) {
+		peer = rcu_dereference(ovpn->peer);
+		if (!bkt && peer)
+			ret = fill(peer, arg);
+		if (!ret)
+			pos[0] = 1;
+		goto out;
+	}
+	for (; bkt < HASH_SIZE(ovpn->peers->by_id); bkt++, skip = 0) {
+		idx = 0;
+		hlist_for_each_entry_rcu(peer, &ovpn->peers->by_id[bkt],
+					 hash_entry_id) {
+			if (idx++ < skip)
+				continue;
+			ret = fill(peer, arg);
+			if (ret) {
+				pos[0] = bkt;
+				pos[1] = idx - 1;
+				goto out;
+			}
+		}
+	}
+	pos[0] = bkt;
+	pos[1] = 0;
+out:
+	rcu_read_unlock();
+	return ret;
 }
 
 /**
@@ -530,27 +654,6 @@ struct ovpn_peer *ovpn_peer_get_by_id(struct ovpn_priv *ovpn, u32 id)
 out:
 	rcu_read_unlock();
 	return found;
-}
-
-/* The outer source address and port of a received UDP packet. */
-static bool ovpn_skb_src_sockaddr(struct sk_buff *skb, union ovpn_sockaddr *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	switch (ip_hdr(skb)->version) {
-	case 4:
-		ss->in4.sin_family = AF_INET;
-		ss->in4.sin_addr.s_addr = ip_hdr(skb)->saddr;
-		ss->in4.sin_port = udp_hdr(skb)->source;
-		return true;
-	case 6:
-		ss->in6.sin6_family = AF_INET6;
-		ss->in6.sin6_addr = ipv6_hdr(skb)->saddr;
-		ss->in6.sin6_port = udp_hdr(skb)->source;
-		ss->in6.sin6_scope_id = ipv6_iface_scope_id(&ss->in6.sin6_addr,
-							    skb->skb_iif);
-		return true;
-	}
-	return false;
 }
 
 static bool ovpn_peer_remote_is(struct ovpn_peer *peer,
@@ -639,14 +742,14 @@ static struct ovpn_peer *ovpn_peer_by_nexthop(struct ovpn_priv *ovpn,
 	return NULL;
 }
 
-/**
+/*
  * ovpn_peer_get_p2p - the peer of a P2P device
  * @ovpn: the device, in P2P mode
  *
  * Context: any.
  * Return: the peer with a reference, or NULL.
  */
-struct ovpn_peer *ovpn_peer_get_p2p(struct ovpn_priv *ovpn)
+static struct ovpn_peer *ovpn_peer_get_p2p(struct ovpn_priv *ovpn)
 {
 	struct ovpn_peer *peer;
 
@@ -769,7 +872,7 @@ bool ovpn_peer_check_by_src(struct ovpn_priv *ovpn, struct sk_buff *skb,
 	return ok;
 }
 
-/**
+/*
  * ovpn_peer_set_vpn_addrs - change a peer's VPN addresses (MP)
  * @peer: the peer
  * @ip4: the new IPv4 address (INADDR_ANY clears it), or NULL to keep it
@@ -782,8 +885,9 @@ bool ovpn_peer_check_by_src(struct ovpn_priv *ovpn, struct sk_buff *skb,
  * another peer has one of the addresses, -EDESTADDRREQ if the peer would
  * be left without any VPN address.
  */
-int ovpn_peer_set_vpn_addrs(struct ovpn_peer *peer, const struct in_addr *ip4,
-			    const struct in6_addr *ip6)
+static int ovpn_peer_set_vpn_addrs(struct ovpn_peer *peer,
+				   const struct in_addr *ip4,
+				   const struct in6_addr *ip6)
 {
 	struct ovpn_priv *ovpn = peer->ovpn;
 	struct in6_addr new6;
@@ -821,17 +925,7 @@ out:
 	return ret;
 }
 
-/**
- * ovpn_peer_set_tx_id - change the id written into packets to a peer
- * @peer: the peer
- * @tx_id: the new id
- */
-void ovpn_peer_set_tx_id(struct ovpn_peer *peer, u32 tx_id)
-{
-	WRITE_ONCE(peer->tx_id, tx_id);
-}
-
-/**
+/*
  * ovpn_peer_keepalive_set - set a peer's keepalive interval and timeout
  * @peer: the peer
  * @interval: seconds of TX silence before a keepalive is sent; 0 = never
@@ -839,8 +933,8 @@ void ovpn_peer_set_tx_id(struct ovpn_peer *peer, u32 tx_id)
  *
  * Both clocks restart now.
  */
-void ovpn_peer_keepalive_set(struct ovpn_peer *peer, u32 interval,
-			     u32 timeout)
+static void ovpn_peer_keepalive_set(struct ovpn_peer *peer, u32 interval,
+				    u32 timeout)
 {
 	time64_t now = ktime_get_seconds();
 
@@ -924,23 +1018,6 @@ void ovpn_priv_keepalive_work(struct work_struct *work)
 				   max(next, 1L) * HZ);
 }
 
-/* The outer destination address of a received packet (our address). */
-static void ovpn_skb_local_addr(struct sk_buff *skb, struct ovpn_bind *bind)
-{
-	if (ip_hdr(skb)->version == 4)
-		bind->local.ipv4.s_addr = ip_hdr(skb)->daddr;
-	else
-		bind->local.ipv6 = ipv6_hdr(skb)->daddr;
-}
-
-static bool ovpn_bind_local_equal(const struct ovpn_bind *bind,
-				  struct sk_buff *skb)
-{
-	if (bind->remote.in4.sin_family == AF_INET)
-		return bind->local.ipv4.s_addr == ip_hdr(skb)->daddr;
-	return ipv6_addr_equal(&bind->local.ipv6, &ipv6_hdr(skb)->daddr);
-}
-
 /* Move a floating MP peer in the transport table; ovpn->lock held. */
 static void ovpn_peer_rehash_transp(struct ovpn_peer *peer)
 {
@@ -953,7 +1030,7 @@ static void ovpn_peer_rehash_transp(struct ovpn_peer *peer)
 	ovpn_peer_hash_transp(ovpn, peer);
 }
 
-/**
+/*
  * ovpn_peer_update_bind - give a published UDP peer new endpoints
  * @peer: the peer
  * @new: the new bind, owned by the peer from now on
@@ -963,14 +1040,62 @@ static void ovpn_peer_rehash_transp(struct ovpn_peer *peer)
  *
  * Context: any (BH-safe locking).
  */
-void ovpn_peer_update_bind(struct ovpn_peer *peer, struct ovpn_bind *new)
+static void ovpn_peer_update_bind(struct ovpn_peer *peer,
+				  struct ovpn_bind *new)
 {
-	ovpn_bind_reset(peer, new);
+	struct ovpn_bind *old;
+
+	spin_lock_bh(&peer->lock);
+	old = rcu_replace_pointer(peer->bind, new,
+				  lockdep_is_held(&peer->lock));
+	spin_unlock_bh(&peer->lock);
+	/* Readers of the old bind are done after a grace period. */
+	if (old)
+		kfree_rcu(old, rcu);
 	dst_cache_reset(&peer->dst_cache);
 
 	spin_lock_bh(&peer->ovpn->lock);
 	ovpn_peer_rehash_transp(peer);
 	spin_unlock_bh(&peer->ovpn->lock);
+}
+
+/**
+ * ovpn_peer_change - apply a PEER_SET request to a published peer
+ * @peer: the peer, held by the caller
+ * @cfg: the changes, as parsed and checked by netlink.c; its @bind (a UDP
+ *	 peer's new endpoints, or NULL) is taken over whatever the outcome
+ *
+ * All or nothing: the VPN addresses, the one change that can fail, go
+ * first and are checked and made under ovpn->lock in one go
+ * (ovpn_peer_set_vpn_addrs()); the others cannot fail.
+ *
+ * Context: process context.
+ * Return: 0, or an error of ovpn_peer_set_vpn_addrs() with nothing
+ * changed.
+ */
+int ovpn_peer_change(struct ovpn_peer *peer, struct ovpn_peer_config *cfg)
+{
+	int ret;
+
+	if (cfg->has_vpn_ipv4 || cfg->has_vpn_ipv6) {
+		ret = ovpn_peer_set_vpn_addrs(peer,
+					      cfg->has_vpn_ipv4 ?
+					      &cfg->vpn_ipv4 : NULL,
+					      cfg->has_vpn_ipv6 ?
+					      &cfg->vpn_ipv6 : NULL);
+		if (ret) {
+			kfree(cfg->bind);
+			return ret;
+		}
+	}
+	if (cfg->bind)
+		ovpn_peer_update_bind(peer, cfg->bind);
+	if (cfg->has_tx_id)
+		WRITE_ONCE(peer->tx_id, cfg->tx_id);
+	if (cfg->has_keepalive)
+		ovpn_peer_keepalive_set(peer, cfg->keepalive_interval,
+					cfg->keepalive_timeout);
+	return 0;
 }
 
 static bool ovpn_peer_local_learnt_lately(struct ovpn_peer *peer)
@@ -1022,7 +1147,7 @@ void ovpn_peer_float(struct ovpn_peer *peer, struct sk_buff *skb)
 	new = ovpn_bind_from_sockaddr(&ss);
 	if (IS_ERR(new))
 		return;
-	ovpn_skb_local_addr(skb, new);
+	ovpn_bind_set_local(new, skb);
 
 	spin_lock_bh(&peer->lock);
 	bind = rcu_dereference_protected(peer->bind,

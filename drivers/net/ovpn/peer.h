@@ -6,9 +6,10 @@
  * transport (socket and, for UDP, endpoints), its keys and its counters.
  *
  * Lifetime (struct ovpn_peer):
- * - created by ovpn_peer_new(), percpu_ref initialised last, and
- *   published by ovpn_peer_add() under ovpn->lock: in MP mode in the
- *   device's hash tables, in P2P mode in ovpn->peer;
+ * - created by ovpn_peer_create() from a parsed request (struct
+ *   ovpn_peer_config), percpu_ref initialised last, and published under
+ *   ovpn->lock: in MP mode in the device's hash tables, in P2P mode in
+ *   ovpn->peer;
  * - borrowed by the data path under rcu_read_lock() with
  *   percpu_ref_tryget_live_rcu() by the lookup helpers below, which
  *   return the peer with one reference or NULL; every borrow ends with one
@@ -46,6 +47,7 @@
 struct ovpn_peer_collection;
 struct ovpn_priv;
 struct ovpn_socket;
+struct socket;
 
 /**
  * struct ovpn_peer - the other end of a tunnel
@@ -136,16 +138,47 @@ static inline void ovpn_peer_put(struct ovpn_peer *peer)
 	percpu_ref_put(&peer->ref);
 }
 
+/**
+ * struct ovpn_peer_config - a peer as a PEER_NEW or PEER_SET request gives
+ * @id: the id its packets carry
+ * @tx_id: the id to write into packets to it, if @has_tx_id
+ * @vpn_ipv4: its VPN IPv4 address, if @has_vpn_ipv4 (INADDR_ANY clears it)
+ * @vpn_ipv6: its VPN IPv6 address, if @has_vpn_ipv6 (:: clears it)
+ * @bind: its UDP endpoints, or NULL; owned by the config until
+ *	  ovpn_peer_create() or ovpn_peer_change() takes it over
+ * @keepalive_interval: seconds, if @has_keepalive
+ * @keepalive_timeout: seconds, if @has_keepalive
+ * @has_tx_id: @tx_id is set
+ * @has_vpn_ipv4: @vpn_ipv4 is set
+ * @has_vpn_ipv6: @vpn_ipv6 is set
+ * @has_keepalive: both keepalive fields are set
+ *
+ * netlink.c parses and checks a request into one; peer.c alone builds or
+ * changes a peer from it.
+ */
+struct ovpn_peer_config {
+	u32 id;
+	u32 tx_id;
+	struct in_addr vpn_ipv4;
+	struct in6_addr vpn_ipv6;
+	struct ovpn_bind *bind;
+	u32 keepalive_interval;
+	u32 keepalive_timeout;
+	bool has_tx_id;
+	bool has_vpn_ipv4;
+	bool has_vpn_ipv6;
+	bool has_keepalive;
+};
+
 void ovpn_peer_init_tables(struct ovpn_peer_collection *peers);
-struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id);
-void ovpn_peer_discard(struct ovpn_peer *peer);
-int ovpn_peer_add(struct ovpn_priv *ovpn, struct ovpn_peer *peer);
+int ovpn_peer_create(struct ovpn_priv *ovpn, struct ovpn_peer_config *cfg,
+		     struct socket *sock);
+int ovpn_peer_change(struct ovpn_peer *peer, struct ovpn_peer_config *cfg);
 int ovpn_peer_del(struct ovpn_peer *peer, enum ovpn_del_peer_reason reason);
-void ovpn_peers_free(struct ovpn_priv *ovpn, struct ovpn_socket *sock,
-		     enum ovpn_del_peer_reason reason);
+void ovpn_peers_remove(struct ovpn_priv *ovpn, struct ovpn_socket *sock,
+		       enum ovpn_del_peer_reason reason);
 
 struct ovpn_peer *ovpn_peer_get_by_id(struct ovpn_priv *ovpn, u32 id);
-struct ovpn_peer *ovpn_peer_get_p2p(struct ovpn_priv *ovpn);
 struct ovpn_peer *ovpn_peer_get_by_transp_addr(struct ovpn_priv *ovpn,
 					       struct sk_buff *skb);
 struct ovpn_peer *ovpn_peer_get_by_dst(struct ovpn_priv *ovpn,
@@ -153,13 +186,9 @@ struct ovpn_peer *ovpn_peer_get_by_dst(struct ovpn_priv *ovpn,
 bool ovpn_peer_check_by_src(struct ovpn_priv *ovpn, struct sk_buff *skb,
 			    struct ovpn_peer *peer);
 
-int ovpn_peer_set_vpn_addrs(struct ovpn_peer *peer, const struct in_addr *ip4,
-			    const struct in6_addr *ip6);
-void ovpn_peer_set_tx_id(struct ovpn_peer *peer, u32 tx_id);
-void ovpn_peer_update_bind(struct ovpn_peer *peer, struct ovpn_bind *new);
+int ovpn_peers_dump(struct ovpn_priv *ovpn, unsigned long pos[2],
+		    int (*fill)(struct ovpn_peer *peer, void *arg), void *arg);
 
-void ovpn_peer_keepalive_set(struct ovpn_peer *peer, u32 interval,
-			     u32 timeout);
 void ovpn_priv_keepalive_work(struct work_struct *work);
 void ovpn_peer_float(struct ovpn_peer *peer, struct sk_buff *skb);
 

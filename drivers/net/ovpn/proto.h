@@ -26,7 +26,11 @@
 #define _NET_OVPN_PROTO_H_
 
 #include <linux/bitfield.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
 #include <linux/unaligned.h>
 
 /* Opcode, key id and peer id share the first 32-bit word. */
@@ -38,6 +42,23 @@
 /* Everything a data packet adds in front of the plaintext. */
 #define OVPN_DATA_OVERHEAD	(OVPN_OPCODE_SIZE + OVPN_PKTID_SIZE + \
 				 OVPN_AUTH_TAG_SIZE)
+
+/* The larger transport header (TCP) and the larger outer IP header (IPv6) */
+#define OVPN_MAX_TRANSPORT_HLEN	\
+	max(sizeof(struct udphdr), sizeof(struct tcphdr))
+#define OVPN_MAX_IP_HLEN	\
+	max(sizeof(struct ipv6hdr), sizeof(struct iphdr))
+
+/*
+ * Room an encrypted packet needs in front of the plaintext in the worst
+ * case.  The default MTU is derived from it, so that a full-sized inner
+ * packet still fits a 1500-byte link: 1500 - 84 = 1416.
+ */
+#define OVPN_HEAD_ROOM		(OVPN_DATA_OVERHEAD + \
+				 OVPN_MAX_TRANSPORT_HLEN + OVPN_MAX_IP_HLEN)
+
+/* Tail room: AEAD tags are prepended, only block ciphers would pad */
+#define OVPN_TAIL_ROOM		OVPN_AUTH_TAG_SIZE
 
 /* Opcodes the kernel cares about; every other one is control traffic. */
 #define OVPN_OPCODE_DATA_V1	6

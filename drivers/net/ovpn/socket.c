@@ -7,6 +7,7 @@
 
 #include <linux/in.h>
 #include <linux/slab.h>
+#include <linux/udp.h>
 #include <net/sock.h>
 
 #include "main.h"
@@ -43,25 +44,55 @@ static void ovpn_socket_release(struct percpu_ref *ref)
 	queue_rcu_work(ovpn_wq, &ovpn_sock->release_work);
 }
 
-static bool ovpn_socket_is_inet(const struct sock *sk)
+static bool ovpn_sk_is_inet(const struct sock *sk)
 {
 	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
 }
 
-static bool ovpn_socket_is_udp(const struct socket *sock)
+/**
+ * ovpn_sk_is_udp - can a socket be a UDP transport?
+ * @sk: the socket, or NULL
+ *
+ * Return: true for a UDP socket over IPv4 or IPv6.
+ */
+bool ovpn_sk_is_udp(const struct sock *sk)
 {
-	const struct sock *sk = sock->sk;
-
-	return ovpn_socket_is_inet(sk) && sk->sk_type == SOCK_DGRAM &&
+	return ovpn_sk_is_inet(sk) && sk->sk_type == SOCK_DGRAM &&
 	       sk->sk_protocol == IPPROTO_UDP;
 }
 
-static bool ovpn_sock_is_tcp(const struct socket *sock)
+/**
+ * ovpn_sk_is_tcp - can a socket be a TCP transport?
+ * @sk: the socket, or NULL
+ *
+ * Return: true for a TCP socket over IPv4 or IPv6.
+ */
+bool ovpn_sk_is_tcp(const struct sock *sk)
 {
-	const struct sock *sk = sock->sk;
-
-	return ovpn_socket_is_inet(sk) && sk->sk_type == SOCK_STREAM &&
+	return ovpn_sk_is_inet(sk) && sk->sk_type == SOCK_STREAM &&
 	       sk->sk_protocol == IPPROTO_TCP;
+}
+
+/**
+ * ovpn_socket_get - the attachment of a socket, with a live reference
+ * @sk: a socket on which one of our hooks runs, which makes sk_user_data
+ *	ours or NULL
+ *
+ * The caller puts the reference with ovpn_socket_put().
+ *
+ * Context: any.
+ * Return: the attachment, or NULL once it is being detached.
+ */
+struct ovpn_socket *ovpn_socket_get(struct sock *sk)
+{
+	struct ovpn_socket *ovpn_sock;
+
+	rcu_read_lock();
+	ovpn_sock = rcu_dereference_sk_user_data(sk);
+	if (ovpn_sock && !percpu_ref_tryget_live_rcu(&ovpn_sock->ref))
+		ovpn_sock = NULL;
+	rcu_read_unlock();
+	return ovpn_sock;
 }
 
 /* Reuse an attachment of @sk to @ovpn; lock_sock() is held. */
@@ -225,9 +256,9 @@ struct ovpn_socket *ovpn_socket_attach(struct ovpn_priv *ovpn,
 				       struct socket *sock,
 				       struct ovpn_peer *peer)
 {
-	if (ovpn_socket_is_udp(sock))
+	if (ovpn_sk_is_udp(sock->sk))
 		return ovpn_socket_attach_udp(ovpn, sock->sk);
-	if (ovpn_sock_is_tcp(sock))
+	if (ovpn_sk_is_tcp(sock->sk))
 		return ovpn_socket_attach_tcp(ovpn, sock->sk, peer);
 	return ERR_PTR(-EPROTONOSUPPORT);
 }

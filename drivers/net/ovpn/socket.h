@@ -68,6 +68,9 @@ void ovpn_socket_start(struct ovpn_socket *ovpn_sock);
 void ovpn_socket_detach(struct ovpn_socket *ovpn_sock, bool sk_dying);
 void ovpn_socket_release_peer(struct ovpn_socket *ovpn_sock);
 void ovpn_sockets_detach_all(struct ovpn_priv *ovpn);
+struct ovpn_socket *ovpn_socket_get(struct sock *sk);
+bool ovpn_sk_is_udp(const struct sock *sk);
+bool ovpn_sk_is_tcp(const struct sock *sk);
 
 /**
  * ovpn_socket_is_tcp - tell a TCP attachment from a UDP one

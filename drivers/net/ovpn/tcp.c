@@ -108,22 +108,6 @@ static struct ovpn_tcp_sock *ovpn_tcp_of(struct ovpn_socket *ovpn_sock)
 	return &ovpn_sock->tcp;
 }
 
-/*
- * The attachment of a socket whose hooks are ours, with a live reference,
- * or NULL once it is being detached.
- */
-static struct ovpn_socket *ovpn_tcp_sock_get(struct sock *sk)
-{
-	struct ovpn_socket *ovpn_sock;
-
-	rcu_read_lock();
-	ovpn_sock = rcu_dereference_sk_user_data(sk);
-	if (ovpn_sock && !percpu_ref_tryget_live_rcu(&ovpn_sock->ref))
-		ovpn_sock = NULL;
-	rcu_read_unlock();
-	return ovpn_sock;
-}
-
 /* Has the other end closed or reset the connection? */
 static bool ovpn_tcp_ended(const struct sock *sk)
 {
@@ -713,7 +697,7 @@ static struct sk_buff *ovpn_tcp_user_next(struct sock *sk,
 static int ovpn_tcp_do_recvmsg(struct sock *sk, struct msghdr *msg,
 			       size_t len, int flags)
 {
-	struct ovpn_socket *ovpn_sock = ovpn_tcp_sock_get(sk);
+	struct ovpn_socket *ovpn_sock = ovpn_socket_get(sk);
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct ovpn_tcp_sock *tcp;
 	struct sk_buff *skb;
@@ -814,7 +798,7 @@ static int ovpn_tcp_do_sendmsg(struct sock *sk, struct msghdr *msg,
 		goto out_free;
 	}
 
-	ovpn_sock = ovpn_tcp_sock_get(sk);
+	ovpn_sock = ovpn_socket_get(sk);
 	if (!ovpn_sock) {
 		kfree_skb(skb);
 		iov_iter_revert(&msg->msg_iter, size);

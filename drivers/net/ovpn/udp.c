@@ -14,7 +14,6 @@
 #include <uapi/linux/udp.h>
 
 #include "io.h"
-#include "main.h"
 #include "ovpnpriv.h"
 #include "peer.h"
 #include "proto.h"
@@ -105,16 +104,12 @@ static void ovpn_udp_encap_destroy(struct sock *sk)
 {
 	struct ovpn_socket *ovpn_sock;
 
-	rcu_read_lock();
-	ovpn_sock = ovpn_udp_sock_from_sk(sk);
-	if (ovpn_sock && !percpu_ref_tryget_live_rcu(&ovpn_sock->ref))
-		ovpn_sock = NULL;
-	rcu_read_unlock();
+	ovpn_sock = ovpn_socket_get(sk);
 	if (!ovpn_sock)
 		return;
 
-	ovpn_peers_free(ovpn_sock->ovpn, ovpn_sock,
-			OVPN_DEL_PEER_REASON_TRANSPORT_DISCONNECT);
+	ovpn_peers_remove(ovpn_sock->ovpn, ovpn_sock,
+			  OVPN_DEL_PEER_REASON_TRANSPORT_DISCONNECT);
 	ovpn_socket_detach(ovpn_sock, true);
 	ovpn_socket_put(ovpn_sock);
 }
