@@ -10,7 +10,7 @@
 #   make install               as root; runs depmod
 # dkms.conf uses the same "modules" target.
 #
-# For developers, the lab (tools/testing/ovpn-lab, run as root) builds and
+# For developers, the lab (ovpn-lab, run as root) builds and
 # tests the driver against Debian's 7.3 kernel inside a VM; see ./lab.
 
 KVER ?= $(shell uname -r)

@@ -9,7 +9,7 @@
 
 . "$(dirname "$0")/common.sh"
 
-root=$("$LAB_DIR/mkroot.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
 mkdir -p "$REPO_DIR/.build"
 lab_chroot "$root" /bin/sh -c "cd /src/tools/testing/selftests/net/ovpn && \
 	cc -O2 -Wall -Wextra -Werror -I/src/include/uapi \

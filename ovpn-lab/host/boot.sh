@@ -44,7 +44,7 @@ done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || lab_die "no guest command"
 
-root=$("$LAB_DIR/mkroot.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
 lab_kernel "$root" "$flavour"
 kver=$lab_kernel_release
 # On a debug kernel the first warning stops the guest: what follows a
@@ -97,7 +97,7 @@ set -e
 lab_log "guest finished with status $rc after $(($(date +%s) - start)) s"
 [ "$rc" = 124 ] && lab_log "the guest ran out of time (${limit}s)"
 
-if ! "$LAB_DIR/check-log.sh" "$console"; then
+if ! "$LAB_DIR/host/check-log.sh" "$console"; then
 	[ "$rc" = 0 ] && rc=3
 fi
 exit "$rc"

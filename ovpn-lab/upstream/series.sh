@@ -23,14 +23,14 @@
 # Usage: series.sh [OUTDIR]     default OUTDIR: .build/series
 # Writes OUTDIR/*.patch and OUTDIR/build.log; ends with "N findings".
 
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../host/common.sh"
 
-series=$LAB_DIR/series
+series=$LAB_DIR/upstream/series
 outrel=${1:-.build/series}
 out=$REPO_DIR/$outrel
-root=$("$LAB_DIR/mkroot.sh")
-tree=$("$LAB_DIR/ktree.sh")
-sparse=$("$LAB_DIR/sparse.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
+tree=$("$LAB_DIR/upstream/ktree.sh")
+sparse=$("$LAB_DIR/upstream/sparse.sh")
 srcpkg=$(cd "$root/usr/src" && ls -d linux-source-* | sort -V | tail -n1)
 version=$(basename "$tree" | sed 's/^ktree-\(.*\)-[0-9a-f]*$/\1/')
 kgit=$OVPN_LAB_CACHE/kgit-$version
@@ -118,10 +118,10 @@ for p in $patches; do
 			[ -e "$snap/$part" ] && parts="$parts $part"
 		done
 		# shellcheck disable=SC2086
-		OVPN_OVERLAY_SRC=$snap "$LAB_DIR/overlay.sh" "$kgit" $parts
+		OVPN_OVERLAY_SRC=$snap "$LAB_DIR/upstream/overlay.sh" "$kgit" $parts
 	fi
 	git_tree add -A -f
-	git_tree commit -q -F "/src/tools/testing/ovpn-lab/series/$p.msg"
+	git_tree commit -q -F "/src/ovpn-lab/upstream/series/$p.msg"
 done
 
 # The last patch's tree is the repository laid over the pristine tree.
@@ -129,7 +129,7 @@ mkdir "$work/full"
 git_tree archive base drivers/net/Kconfig MAINTAINERS \
 	Documentation/networking/index.rst tools/testing/selftests/Makefile |
 	tar -C "$work/full" -x
-"$LAB_DIR/overlay.sh" "$work/full"
+"$LAB_DIR/upstream/overlay.sh" "$work/full"
 for f in $(cd "$work/full" && find . -type f | sed 's|^\./||'); do
 	cmp -s "$work/full/$f" "$kgit/$f" ||
 		lab_die "after the last patch, $f differs from the repository's"
@@ -165,9 +165,9 @@ unshare --mount --propagation private -- /bin/bash -c '
 	install -D "$sparse" "$work/merged/.ovpn-lab/sparse"
 	mkdir "$work/merged/.ovpn-lab/series"
 	cp "$out"/0*.patch "$work/merged/.ovpn-lab/series/"
-	. "$lab/common.sh"
+	. "$lab/host/common.sh"
 	lab_chroot_tree "$root" "$work/merged" \
-		/src/tools/testing/ovpn-lab/series-check.sh
+		/src/ovpn-lab/upstream/series-check.sh
 ' series "$LAB_DIR" "$root" "$tree" "$work" "$sparse" "$out" |
 	tee "$out/build.log"
 rc=${PIPESTATUS[0]}

@@ -4,7 +4,7 @@
 # The main job ("./lab demo"): from a bare Debian machine, build the lab
 # root (cached), our module and ovpn-cli, boot the lab kernel and run an
 # unmodified openvpn 2.7 server and two clients on our module with DCO
-# (guest-demo.sh): iperf3 through the tunnels, a report of what was
+# (guest/demo.sh): iperf3 through the tunnels, a report of what was
 # measured and a PNG plot of the throughput over time, both in
 # .build/out/demo.
 #
@@ -19,8 +19,8 @@ udp|tcp) ;;
 *) lab_die "usage: demo.sh [udp|tcp]" ;;
 esac
 
-root=$("$LAB_DIR/mkroot.sh")
-ko=$("$LAB_DIR/build.sh" amd64)
+root=$("$LAB_DIR/root/mkroot.sh")
+ko=$("$LAB_DIR/host/build.sh" amd64)
 mkdir -p "$REPO_DIR/.build"
 lab_chroot "$root" /bin/sh -c "cd /src/tools/testing/selftests/net/ovpn && \
 	cc -O2 -Wall -I/src/include/uapi \
@@ -29,9 +29,9 @@ lab_chroot "$root" /bin/sh -c "cd /src/tools/testing/selftests/net/ovpn && \
 
 out=.build/out/demo
 set +e
-"$LAB_DIR/boot.sh" -o "$out" -- OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli \
+"$LAB_DIR/host/boot.sh" -o "$out" -- OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli \
 	OVPN_DEMO_SECS="${OVPN_DEMO_SECS:-10}" \
-	tools/testing/ovpn-lab/guest-demo.sh "$proto" 2>/dev/null | grep '^demo: '
+	ovpn-lab/guest/demo.sh "$proto" 2>/dev/null | grep '^demo: '
 rc=${PIPESTATUS[0]}
 set -e
 [ -r "$REPO_DIR/$out/report.txt" ] || lab_die "the guest wrote no report"

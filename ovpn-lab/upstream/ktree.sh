@@ -16,9 +16,9 @@
 #
 # Usage: ktree.sh      prints the tree's path
 
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../host/common.sh"
 
-root=$("$LAB_DIR/mkroot.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
 kver=$(lab_kver "$root" amd64)
 srcpkg=$(cd "$root/usr/src" && ls -d linux-source-* | sort -V | tail -n1)
 version=$(lab_chroot "$root" dpkg-query -W -f '${Version}' "$srcpkg")

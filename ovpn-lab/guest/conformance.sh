@@ -7,7 +7,7 @@
 # finish) and checked to be the intended one.  Prints one table row per
 # script and module.
 #
-# Usage: guest-conformance.sh MODULES KO SCRIPT...
+# Usage: conformance.sh MODULES KO SCRIPT...
 #   MODULES: "ours", "dist" or "ours,dist" (each script against ours, then
 #   against the distribution's); KO is our build's ovpn.ko.
 #   OVPN_SLOW: if not 1, a copy of the scripts is run in which every
@@ -53,7 +53,7 @@ if [ "${OVPN_PING_COUNT:-0}" = 1 ]; then
 	mount -t tracefs nodev "$OVPN_TRACEFS"
 	echo 16384 >"$OVPN_TRACEFS/buffer_size_kb"
 	echo 1 >"$OVPN_TRACEFS/events/skb/kfree_skb/enable"
-	ln -sf /src/tools/testing/ovpn-lab/ping-counted.py \
+	ln -sf /src/ovpn-lab/guest/ping-counted.py \
 		/tmp/ovpn-ping-bin/ping
 	export PATH=/tmp/ovpn-ping-bin:$PATH
 fi
@@ -86,7 +86,7 @@ which_module()
 
 # Under emulation, static keys must not be switched while tests run (see
 # pin-static-keys.py).
-python3 /src/tools/testing/ovpn-lab/pin-static-keys.py &
+python3 /src/ovpn-lab/guest/pin-static-keys.py &
 pin=$!
 trap 'kill $pin 2>/dev/null' EXIT
 

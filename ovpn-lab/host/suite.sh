@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The whole selftest suite on one kernel flavour: build ovpn.ko for it
-# with W=1, boot it, run every selftest in the guest (guest-selftests.sh,
+# with W=1, boot it, run every selftest in the guest (guest/selftests.sh,
 # which ends with a kmemleak scan on the debug kernels) and check the
 # guest's kernel log.  Prints one "ok"/"not ok" line per step and, last,
 # "<passed> <failed> <skipped>" counting the build, the log check and
@@ -62,26 +62,26 @@ else
 	boot_limit=3600
 fi
 
-root=$("$LAB_DIR/mkroot.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
 lab_kernel "$root" "$flavour"
 # Every selftest skips without the netlink client.
-"$LAB_DIR/build-cli.sh" >/dev/null
+"$LAB_DIR/host/build-cli.sh" >/dev/null
 kver=$lab_kernel_release
 
 set +e
-ko=$("$LAB_DIR/build.sh" "$flavour")
+ko=$("$LAB_DIR/host/build.sh" "$flavour")
 lab_result $? "ovpn.ko builds with W=1 and no warning ($kver)"
 # test-key-exhaustion.sh's variant; without it that script skips.
-ko_end=$("$LAB_DIR/build.sh" -x "$flavour")
+ko_end=$("$LAB_DIR/host/build.sh" -x "$flavour")
 lab_result $? "ovpn.ko with few packet ids builds with W=1 ($kver)"
 if [ -n "$ko" ]; then
-	"$LAB_DIR/boot.sh" -f "$flavour" -c "$cpus" -m "$memory" \
+	"$LAB_DIR/host/boot.sh" -f "$flavour" -c "$cpus" -m "$memory" \
 		-t "$boot_limit" -o "$out" -- \
 		OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli \
 		${ko_end:+OVPN_KO_PKTID_END=/src/$ko_end} \
 		OVPN_TEST_TIMEOUT=$script_limit \
-		tools/testing/ovpn-lab/guest-selftests.sh $scripts >&2
-	"$LAB_DIR/check-log.sh" "$REPO_DIR/$out/console.log"
+		ovpn-lab/guest/selftests.sh $scripts >&2
+	"$LAB_DIR/host/check-log.sh" "$REPO_DIR/$out/console.log"
 	lab_result $? "guest kernel log is clean ($kver)"
 	if [ -r "$REPO_DIR/$out/summary" ]; then
 		read -r p f s <"$REPO_DIR/$out/summary"

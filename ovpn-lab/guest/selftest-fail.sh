@@ -4,7 +4,7 @@
 # The lab's own fault, for its self-test: one assertion that holds and one
 # that does not.  The runner must count one pass and one failure.
 
-source "$(dirname "$0")/../selftests/net/ovpn/lib.sh"
+source "$(dirname "$0")/../../tools/testing/selftests/net/ovpn/lib.sh"
 
 holds()
 {

@@ -7,8 +7,8 @@
 
 set -euo pipefail
 
-LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_DIR=$(cd "$LAB_DIR/../../.." && pwd)
+LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPO_DIR=$(cd "$LAB_DIR/.." && pwd)
 OVPN_LAB_CACHE=${OVPN_LAB_CACHE:-/var/cache/ovpn-lab}
 # Debian suite of the lab root and the suite the 7.3 kernel comes from.
 LAB_SUITE=trixie
@@ -46,7 +46,7 @@ lab_mirror()
 # new root.
 lab_root_key()
 {
-	cat "$LAB_DIR/mkroot.sh" "$LAB_DIR/packages.txt" | sha256sum | cut -c1-12
+	cat "$LAB_DIR/root/mkroot.sh" "$LAB_DIR/root/packages.txt" | sha256sum | cut -c1-12
 }
 
 # OVPN_LAB_ROOT picks an existing root instead (for experiments).
@@ -91,11 +91,11 @@ lab_chroot_tree()
 		shift 2
 		. "$0"
 		lab_chroot "$@"
-	' "$LAB_DIR/common.sh" "$tree" "$root" "$root" "$@"
+	' "$LAB_DIR/host/common.sh" "$tree" "$root" "$root" "$@"
 }
 
 # The selftest scripts, in the order of the Makefile's TEST_PROGS, by name
-# alone, as guest-selftests.sh takes them: the guest command's limit
+# alone, as guest/selftests.sh takes them: the guest command's limit
 # (boot.sh) has no room for every full path.
 lab_selftests()
 {
@@ -118,7 +118,7 @@ lab_kernel()
 
 	case $flavour in
 	debug | debug-rt)
-		tree=$("$LAB_DIR/kdebug.sh" "$flavour")
+		tree=$("$LAB_DIR/root/kdebug.sh" "$flavour")
 		lab_kernel_release=$(cat "$tree/include/config/kernel.release")
 		lab_kernel_image=/ktree/arch/x86/boot/bzImage
 		lab_kernel_build=/ktree

@@ -44,7 +44,7 @@ ours|dist|ours,dist) ;;
 *) lab_die "unknown module '$module'" ;;
 esac
 
-root=$("$LAB_DIR/mkroot.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
 ksrc=$(cd "$root" && ls -d usr/src/linux-source-* | sort -V | tail -n1)
 updir=/$ksrc/tools/testing/selftests/net/ovpn
 scripts=${*:-$(sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' \
@@ -53,7 +53,7 @@ scripts=${*:-$(sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' \
 
 ko=none
 if [ "$module" != dist ]; then
-	ko=/src/$("$LAB_DIR/build.sh" "$flavour")
+	ko=/src/$("$LAB_DIR/host/build.sh" "$flavour")
 fi
 
 lab_log "building upstream's ovpn-cli from $ksrc"
@@ -68,8 +68,8 @@ lab_is_debug "$flavour" && memory=${OVPN_LAB_MEMORY:-3G}
 # The boot gets twelve scripts' time for each module.
 modules=$(tr ',' ' ' <<<"$module" | wc -w)
 out=.build/out/conformance-${module/,/-}-$flavour
-"$LAB_DIR/boot.sh" -f "$flavour" -m "$memory" \
+"$LAB_DIR/host/boot.sh" -f "$flavour" -m "$memory" \
 	-t $((${OVPN_TEST_TIMEOUT:-1200} * 12 * modules)) \
 	-o "$out" -- OVPN_TEST_TIMEOUT=${OVPN_TEST_TIMEOUT:-1200} \
 	OVPN_SLOW=$slow OVPN_PING_COUNT=$count \
-	tools/testing/ovpn-lab/guest-conformance.sh "$module" "$ko" $scripts
+	ovpn-lab/guest/conformance.sh "$module" "$ko" $scripts

@@ -32,7 +32,7 @@ shift $((OPTIND - 1))
 [ $# -le 1 ] || lab_die "usage: build.sh [-x] [flavour] (options first)"
 
 flavour=${1:-amd64}
-root=$("$LAB_DIR/mkroot.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
 lab_kernel "$root" "$flavour"
 kver=$lab_kernel_release
 # The two debug kernels share one release string, with no flavour in it:

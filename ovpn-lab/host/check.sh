@@ -20,26 +20,26 @@ passed=0
 failed=0
 t0=$(date +%s)
 
-root=$("$LAB_DIR/mkroot.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
 lab_log "lab root: $root"
 mkdir -p "$REPO_DIR/.build"
 scripts=$(lab_selftests)
 
 # Host-side checks, in the root's toolchain.
 set +e
-lab_chroot "$root" /src/tools/testing/ovpn-lab/abi-check.sh \
+lab_chroot "$root" /src/ovpn-lab/upstream/abi-check.sh \
 	/src/include/uapi/linux/ovpn.h /usr/include/linux/ovpn.h
 lab_result $? "uapi header matches the distribution kernel's ovpn ABI"
 
-"$LAB_DIR/build-cli.sh" >/dev/null
+"$LAB_DIR/host/build-cli.sh" >/dev/null
 lab_result $? "ovpn-cli builds without warnings"
 
 # Upstream readiness: in-tree checks and the patch series, each with its
 # own log in .build/.
-"$LAB_DIR/upstream-check.sh" >"$REPO_DIR/.build/upstream-check.log" 2>&1
+"$LAB_DIR/upstream/upstream-check.sh" >"$REPO_DIR/.build/upstream-check.log" 2>&1
 lab_result $? "upstream-check: $(grep -E '^[0-9]+ findings$' \
 	"$REPO_DIR/.build/upstream-check.log")"
-"$LAB_DIR/series.sh" >"$REPO_DIR/.build/series.log" 2>&1
+"$LAB_DIR/upstream/series.sh" >"$REPO_DIR/.build/series.log" 2>&1
 rc=$?
 n=$(grep -c '^ok - ' "$REPO_DIR/.build/series.log")
 lab_result "$rc" "series: $n patches apply, build and pass checkpatch"
@@ -48,7 +48,7 @@ set -e
 for flavour in $flavours; do
 	set +e
 	log=$REPO_DIR/.build/suite-$flavour.log
-	"$LAB_DIR/suite.sh" -c "$cpus" -m "$memory" \
+	"$LAB_DIR/host/suite.sh" -c "$cpus" -m "$memory" \
 		-o ".build/out/check-$flavour" "$flavour" $scripts |
 		tee "$log" | grep -E '^(not )?ok '
 	set -e
@@ -61,7 +61,7 @@ done
 # installed (generic flavour).
 if [[ " $flavours " == *" amd64 "* ]]; then
 	set +e
-	"$LAB_DIR/dkms.sh" >"$REPO_DIR/.build/dkms.log" 2>&1
+	"$LAB_DIR/host/dkms.sh" >"$REPO_DIR/.build/dkms.log" 2>&1
 	lab_result $? "make install and dkms install work in the lab root"
 	set -e
 	read -r p f s <"$REPO_DIR/.build/out/dkms/summary" 2>/dev/null ||
@@ -77,16 +77,16 @@ fi
 # workload exactly.
 kver=$(lab_kver "$root" amd64)
 lab_chroot "$root" timeout 600 make -C "/lib/modules/$kver/build" \
-	M=/src/tools/testing/ovpn-lab/lab-warn MO="/src/.build/lab-warn-$kver" \
+	M=/src/ovpn-lab/guest/lab-warn MO="/src/.build/lab-warn-$kver" \
 	modules >/dev/null
 "$LAB_DIR/bench/build-tools.sh" "$root"
 out=.build/out/lab-selftest
 set +e
-"$LAB_DIR/boot.sh" -o "$out" \
+"$LAB_DIR/host/boot.sh" -o "$out" \
 	-p "/src/.build/bench/ovpn-count.so,out=/src/$out/plugin.txt" -- \
 	"/src/.build/bench/count-check 1000; \
 	 insmod /src/.build/lab-warn-$kver/lab_warn.ko; \
-	 tools/testing/ovpn-lab/guest-selftests.sh tools/testing/ovpn-lab/selftest-fail.sh" \
+	 ovpn-lab/guest/selftests.sh ovpn-lab/guest/selftest-fail.sh" \
 	>"$REPO_DIR/$out.log" 2>&1
 rc=$?
 lab_log "lab self-test boot returned $rc (must be non-zero)"
@@ -95,7 +95,7 @@ lab_result $? "lab: a failing run makes the boot fail"
 summary=$(cat "$REPO_DIR/$out/summary" 2>/dev/null)
 [ "$summary" = "1 1 0" ]
 lab_result $? "lab: a failing assertion is counted as one failure (got '$summary')"
-complaints=$("$LAB_DIR/check-log.sh" "$REPO_DIR/$out/console.log" 2>&1)
+complaints=$("$LAB_DIR/host/check-log.sh" "$REPO_DIR/$out/console.log" 2>&1)
 grep -q 'WARNING: lab_warn.c' <<<"$complaints"
 lab_result $? "lab: a guest kernel WARNING is caught in the log"
 # User-mode sites have short addresses; kernel ones start with ffff.

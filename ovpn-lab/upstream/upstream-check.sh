@@ -10,11 +10,11 @@
 #
 # Usage: upstream-check.sh
 
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../host/common.sh"
 
-root=$("$LAB_DIR/mkroot.sh")
-tree=$("$LAB_DIR/ktree.sh")
-sparse=$("$LAB_DIR/sparse.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
+tree=$("$LAB_DIR/upstream/ktree.sh")
+sparse=$("$LAB_DIR/upstream/sparse.sh")
 work=$(mktemp -d "$OVPN_LAB_CACHE/intree.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/upper" "$work/work" "$work/merged"
@@ -27,10 +27,10 @@ unshare --mount --propagation private -- /bin/bash -c '
 	mount -t overlay overlay \
 		-o "lowerdir=$tree,upperdir=$work/upper,workdir=$work/work" \
 		"$work/merged"
-	"$lab/overlay.sh" "$work/merged"
+	"$lab/upstream/overlay.sh" "$work/merged"
 	install -D "$sparse" "$work/merged/.ovpn-lab/sparse"
-	. "$lab/common.sh"
-	lab_chroot_tree "$root" "$work/merged" /src/tools/testing/ovpn-lab/intree-check.sh
+	. "$lab/host/common.sh"
+	lab_chroot_tree "$root" "$work/merged" /src/ovpn-lab/upstream/intree-check.sh
 ' upstream-check "$LAB_DIR" "$root" "$tree" "$work" "$sparse"
 rc=$?
 set -e

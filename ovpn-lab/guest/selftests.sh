@@ -10,7 +10,7 @@
 # leak scan once the module is unloaded: any report is one more failure,
 # and the reports are kept in $OVPN_LAB_OUT/kmemleak.txt.
 #
-# Usage: guest-selftests.sh SCRIPT...
+# Usage: selftests.sh SCRIPT...
 #   A SCRIPT without a directory is one of the ovpn selftests: short
 #   names keep the guest command within its limit (boot.sh).
 # Writes $OVPN_LAB_OUT/summary: "<passed> <failed> <skipped>", and gives

@@ -8,9 +8,9 @@
 #   drivers/net/ovpn/netlink-gen.c       --mode kernel --source
 # The spec is validated against the tree's genetlink schema on the way.
 
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../host/common.sh"
 
-root=$("$LAB_DIR/mkroot.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
 lab_chroot "$root" timeout 300 /bin/bash -euc '
 	ksrc=$(ls -d /usr/src/linux-source-* | sort -V | tail -n1)
 	gen=$ksrc/tools/net/ynl/pyynl/ynl_gen_c.py

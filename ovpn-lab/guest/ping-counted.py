@@ -13,7 +13,7 @@
 # passed through, so the calling script sees no difference.
 #
 # The kfree_skb event is switched on once, before any traffic
-# (guest-conformance.sh): switching a tracepoint patches kernel text, which
+# (guest/conformance.sh): switching a tracepoint patches kernel text, which
 # software emulation does not always survive (see pin-static-keys.py).
 # Here the buffer is only cleared and read.  "ip netns exec" mounts a sysfs
 # without tracefs, so tracefs comes from $OVPN_TRACEFS, mounted elsewhere.

@@ -21,11 +21,11 @@
 # to $OVPN_LAB_OUT/report.txt; the exit status says whether DCO carried
 # the data.
 #
-# Usage: guest-demo.sh [udp|tcp]
+# Usage: demo.sh [udp|tcp]
 #   OVPN_KO, OVPN_CLI: the module and ovpn-cli; OVPN_DEMO_SECS: how long
 #   each client sends (default 10).
 
-source "$(dirname "$0")/../selftests/net/ovpn/openvpn-lib.sh"
+source "$(dirname "$0")/../../tools/testing/selftests/net/ovpn/openvpn-lib.sh"
 set -e
 
 proto=${1:-udp}

@@ -8,7 +8,7 @@
 #
 # Usage: mkroot.sh            prints the root's path on stdout
 
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../host/common.sh"
 
 root=$(lab_root)
 if [ -e "$root/.lab-complete" ]; then
@@ -65,8 +65,8 @@ path-exclude /usr/share/info/*
 path-exclude /usr/share/locale/*
 DPKG
 
-plain=$(grep -v '^#' "$LAB_DIR/packages.txt" | grep -v '^bp:' | xargs)
-backports=$(grep '^bp:' "$LAB_DIR/packages.txt" | cut -d: -f2 | xargs)
+plain=$(grep -v '^#' "$LAB_DIR/root/packages.txt" | grep -v '^bp:' | xargs)
+backports=$(grep '^bp:' "$LAB_DIR/root/packages.txt" | cut -d: -f2 | xargs)
 
 lab_log "installing packages into the root"
 lab_chroot "$tmp" apt-get update -qq

@@ -20,11 +20,11 @@
 
 . "$(dirname "$0")/common.sh"
 
-root=$("$LAB_DIR/mkroot.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
 kver=$(lab_kver "$root" amd64)
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$REPO_DIR/dkms.conf")
 [ -n "$version" ] || lab_die "no PACKAGE_VERSION in dkms.conf"
-cli=$("$LAB_DIR/build-cli.sh")
+cli=$("$LAB_DIR/host/build-cli.sh")
 rm -rf "$REPO_DIR/.build/out/dkms"
 work=$(mktemp -d "$OVPN_LAB_CACHE/dkms.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -88,16 +88,16 @@ unshare --mount --propagation private -- /bin/bash -c '
 	set -e
 	lab=$1 root=$2 work=$3 kver=$4 version=$5 steps=$6 cli=$7
 	shift 7
-	. "$lab/common.sh"
+	. "$lab/host/common.sh"
 	m=$work/merged
 	mount -t overlay overlay \
 		-o "lowerdir=$root,upperdir=$work/upper,workdir=$work/work" "$m"
 	lab_chroot "$m" /bin/bash -c "$steps" dkms-steps "$kver" "$version"
 	ko=$(cat "$m/var/tmp/ovpn-installed")
-	OVPN_LAB_ROOT=$m "$lab/boot.sh" -c "${OVPN_LAB_CPUS:-2}" \
+	OVPN_LAB_ROOT=$m "$lab/host/boot.sh" -c "${OVPN_LAB_CPUS:-2}" \
 		-m "${OVPN_LAB_MEMORY:-2G}" -o .build/out/dkms -- \
 		OVPN_KO="$ko" OVPN_CLI="/src/$cli" \
-		tools/testing/ovpn-lab/guest-selftests.sh "$@"
+		ovpn-lab/guest/selftests.sh "$@"
 ' dkms "$LAB_DIR" "$root" "$work" "$kver" "$version" "$install_steps" \
 	"$cli" $(lab_selftests_functional)
 rc=$?

@@ -7,12 +7,12 @@
 #
 # Usage: build-tools.sh ROOT
 
-. "$(dirname "$0")/../common.sh"
+. "$(dirname "$0")/../host/common.sh"
 
 root=$1
 mkdir -p "$REPO_DIR/.build/bench"
 lab_chroot "$root" /bin/sh -c "set -e
-	cd /src/tools/testing/ovpn-lab/bench
+	cd /src/ovpn-lab/bench
 	cc -O2 -Wall -Wextra -Werror -o /src/.build/bench/ovpn-flow ovpn-flow.c
 	cc -O2 -Wall -Wextra -Werror -o /src/.build/bench/count-check \\
 		count-check.c

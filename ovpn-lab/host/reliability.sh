@@ -35,7 +35,7 @@ for flavour in $flavours; do
 	t=$(date +%s)
 	log=$REPO_DIR/.build/reliability-$flavour.log
 	set +e
-	"$LAB_DIR/suite.sh" -c "$cpus" -m "$memory" -t "$script_limit" \
+	"$LAB_DIR/host/suite.sh" -c "$cpus" -m "$memory" -t "$script_limit" \
 		-o ".build/out/reliability-$flavour" "$flavour" |
 		tee "$log" | grep -E '^(not )?ok '
 	set -e
@@ -50,7 +50,7 @@ for flavour in $flavours; do
 	rm -f "$table"
 	set +e
 	# shellcheck disable=SC2086
-	OVPN_LAB_MEMORY=$memory "$LAB_DIR/conformance.sh" -m ours \
+	OVPN_LAB_MEMORY=$memory "$LAB_DIR/host/conformance.sh" -m ours \
 		-f "$flavour" -x 10 -s $upstream >"$log.upstream" 2>&1
 	set -e
 	# A script with no "pass" row failed, whether or not it has a row.

@@ -19,7 +19,7 @@
 #                 [-n packets] [counts|throughput|all]
 #   defaults: -c "2 4" -r 3 -t 5 -s "1 4 8 16" -n 2000, all
 
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../host/common.sh"
 
 cpu_list="2 4"
 rounds=3
@@ -43,10 +43,10 @@ counts|throughput|all) ;;
 *) lab_die "what to run: counts, throughput or all" ;;
 esac
 
-bench=tools/testing/ovpn-lab/bench
+bench=ovpn-lab/bench
 out=.build/out/bench
-root=$("$LAB_DIR/mkroot.sh")
-ko=$("$LAB_DIR/build.sh" amd64)
+root=$("$LAB_DIR/root/mkroot.sh")
+ko=$("$LAB_DIR/host/build.sh" amd64)
 mkdir -p "$REPO_DIR/$out"
 lab_log "building ovpn-cli, ovpn-flow and the ovpn-count plugin"
 lab_chroot "$root" /bin/sh -c "cd /src/tools/testing/selftests/net/ovpn && \
@@ -60,7 +60,7 @@ env="OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli"
 report_args=()
 if [ "$what" != throughput ]; then
 	lab_log "counts: one boot under the ovpn-count plugin"
-	"$LAB_DIR/boot.sh" -c 2 -o "$out/counts" \
+	"$LAB_DIR/host/boot.sh" -c 2 -o "$out/counts" \
 		-p "/src/.build/bench/ovpn-count.so,out=/src/$out/counts/plugin.txt" \
 		-- "$env" "$bench/guest-count.sh" "$packets" >/dev/null ||
 		lab_die "the counting boot failed (see $out/counts/console.log)"
@@ -73,7 +73,7 @@ if [ "$what" != counts ]; then
 		lab_log "throughput: $cpus guest CPUs, $rounds rounds"
 		# A run takes its seconds and up to 10 more to set up and finish.
 		runs=$(($(wc -w <<<"$streams") * (8 * 2 + 1) * rounds))
-		"$LAB_DIR/boot.sh" -c "$cpus" -o "$out/throughput-$cpus" \
+		"$LAB_DIR/host/boot.sh" -c "$cpus" -o "$out/throughput-$cpus" \
 			-t $((runs * (secs + 10) + 600)) -- \
 			"$env" "$bench/guest-throughput.sh" "$rounds" "$secs" \
 			"'$streams'" >/dev/null ||
@@ -81,7 +81,7 @@ if [ "$what" != counts ]; then
 		report_args+=(--throughput "/src/$out/throughput-$cpus/throughput.jsonl")
 	done
 fi
-lab_chroot "$root" python3 "/src/tools/testing/ovpn-lab/bench-report.py" \
+lab_chroot "$root" python3 "/src/ovpn-lab/bench/bench-report.py" \
 	"/src/$out" "${report_args[@]}" >/dev/null
 cat "$REPO_DIR/$out/report.md"
 echo

@@ -11,9 +11,9 @@
 # Usage: sparse.sh      prints the path of the sparse binary, built for
 #                       (and run in) the lab root
 
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../host/common.sh"
 
-root=$("$LAB_DIR/mkroot.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
 mirror=$(lab_mirror)
 entry=$(curl -fsS "$mirror/dists/sid/main/source/Sources.xz" | xz -dc |
 	awk '/^Package: sparse$/, /^$/')

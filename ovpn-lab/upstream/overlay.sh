@@ -22,7 +22,7 @@
 #   repository is (default: this repository; series.sh gives each patch's
 #   version of them).
 
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../host/common.sh"
 
 tree=${1:?usage: overlay.sh TREE [PART...]}
 shift

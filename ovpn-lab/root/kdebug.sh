@@ -34,7 +34,7 @@
 #   Prints the tree's path; the kernel is <tree>/arch/x86/boot/bzImage and
 #   ovpn.ko builds against <tree>.
 
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../host/common.sh"
 
 variant=${1:-debug}
 case $variant in
@@ -80,7 +80,7 @@ required="KASAN PROVE_LOCKING PROVE_RCU DEBUG_ATOMIC_SLEEP DEBUG_PREEMPT
 	DEBUG_NET TUN PACKET VETH NF_TABLES_IPV4"
 [ "$variant" = debug-rt ] && required="$required PREEMPT_RT"
 
-root=$("$LAB_DIR/mkroot.sh")
+root=$("$LAB_DIR/root/mkroot.sh")
 srcpkg=$(cd "$root/usr/src" && ls -d linux-source-* | sort -V | tail -n1)
 version=$(lab_chroot "$root" dpkg-query -W -f '${Version}' "$srcpkg")
 fragment=$REPO_DIR/tools/testing/selftests/net/ovpn/config
