@@ -94,7 +94,8 @@ lab_chroot_tree()
 	' "$LAB_DIR/host/common.sh" "$tree" "$root" "$root" "$@"
 }
 
-# The selftest scripts, in the order of the Makefile's TEST_PROGS, by name
+# The selftest scripts, in the order of the Makefile's TEST_PROGS then
+# TEST_PROGS_EXTENDED (the sed range matches both lists), by name
 # alone, as guest/selftests.sh takes them: the guest command's limit
 # (boot.sh) has no room for every full path.
 lab_selftests()

@@ -7,9 +7,9 @@
 # Environment:
 #   OVPN_KO   path of the ovpn.ko to test; "modprobe ovpn" if unset
 #   OVPN_CLI  path of ovpn-cli; ./ovpn-cli next to the scripts if unset
-#   OVPN_SLOW how many times slower than usual this kernel runs (1): the
-#             lab sets 10 on its debug kernels (KASAN, lockdep, kmemleak
-#             under emulation).  Waits and ping deadlines scale with it,
+#   OVPN_SLOW how many times slower than usual this kernel runs (1; 10
+#             suits a debug kernel, KASAN, lockdep, kmemleak, under
+#             emulation).  Waits and ping deadlines scale with it,
 #             and test-churn's load (its traffic and its rounds) shrinks;
 #             no bound a test checks changes.
 
