@@ -8,9 +8,10 @@
 #   a as peer 1.  Over TCP, b listens and a connects.
 #
 # Environment: OVPN_KO (our module), OVPN_CLI (ovpn-cli).  The selftests'
-# helpers load our module and start ovpn-cli.
+# helpers start ovpn-cli, the lab's load modules (guest/module.sh).
 
 source /src/tools/testing/selftests/net/ovpn/lib.sh
+source /src/ovpn-lab/guest/module.sh
 set -eu
 
 BENCH_A=bench-a
@@ -34,8 +35,7 @@ bench_load()
 		modprobe --ignore-install ovpn
 		return
 	fi
-	ovpn_load
-	[ "$(ovpn_build_id)" = "$(ovpn_ko_build_id)" ] ||
+	lab_insmod "$OVPN_KO" && lab_is_loaded "$OVPN_KO" ||
 		lab_fail "the loaded ovpn is not $OVPN_KO"
 }
 

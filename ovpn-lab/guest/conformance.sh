@@ -18,6 +18,7 @@
 #   $OVPN_LAB_OUT/pings-MODULE-SCRIPT.txt.
 
 set -u
+source "$(dirname "$0")/module.sh"
 
 modules=$1
 ko=$2
@@ -60,19 +61,14 @@ fi
 
 load()
 {
-	local dep
-
-	[ -d /sys/module/ovpn ] && rmmod ovpn
 	if [ "$1" = dist ]; then
+		[ ! -d /sys/module/ovpn ] || rmmod ovpn
 		# The lab blocks alias autoloading of the distribution's module;
 		# here it is wanted.
 		modprobe --ignore-install ovpn
 		return
 	fi
-	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
-		modprobe "$dep"
-	done
-	insmod "$ko"
+	lab_insmod "$ko"
 }
 
 which_module()

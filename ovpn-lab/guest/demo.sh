@@ -25,7 +25,7 @@
 #   OVPN_KO, OVPN_CLI: the module and ovpn-cli; OVPN_DEMO_SECS: how long
 #   each client sends (default 10).
 
-source "$(dirname "$0")/../../tools/testing/selftests/net/ovpn/openvpn-lib.sh"
+source "$(dirname "$0")/../tests/openvpn-lib.sh"
 set -e
 
 proto=${1:-udp}
@@ -170,7 +170,7 @@ mkdir -p "$out"
 booted=$(cut -d' ' -f1 /proc/uptime)
 
 t=$(now_ms)
-ovpn_load || die "cannot load $OVPN_KO"
+lab_insmod "$OVPN_KO" || die "cannot load $OVPN_KO"
 load_ms=$(($(now_ms) - t))
 ovpn_version=$("$OPENVPN" --version | sed -n '1s/^OpenVPN \([^ ]*\) .*/\1/p')
 
@@ -219,7 +219,7 @@ for c in $CLIENTS; do
 	in_ns "$c" ping -q -c 3 -i 0.2 -W 5 10.8.0.1 >/dev/null ||
 		die "$c cannot ping the server through the tunnel"
 done
-[ "$(ovpn_build_id)" = "$(ovpn_ko_build_id)" ] ||
+lab_is_loaded "$OVPN_KO" ||
 	die "the loaded ovpn module is not $OVPN_KO"
 
 for c in $CLIENTS; do
@@ -249,7 +249,7 @@ plot || die "gnuplot failed"
 {
 	echo "ovpn demo: openvpn $ovpn_version on our module, with DCO"
 	echo "  kernel:       $(uname -r), $(nproc) CPUs (QEMU TCG), up ${booted} s when the demo started"
-	echo "  module:       $OVPN_KO, build id $(ovpn_build_id | cut -c1-16)..., loaded in $load_ms ms"
+	echo "  module:       $OVPN_KO, build id $(lab_build_id | cut -c1-16)..., loaded in $load_ms ms"
 	echo "  openvpn:      $("$OPENVPN" --version | head -n1 | cut -d' ' -f1-3)"
 	echo "                $(grep -m1 -o 'DCO version: .*' "$(ovpn_log server)")"
 	echo "  PKI:          throwaway EC CA, server and 2 client certificates + tls-crypt key, made in $pki_s s"

@@ -10,14 +10,21 @@
 # leak scan once the module is unloaded: any report is one more failure,
 # and the reports are kept in $OVPN_LAB_OUT/kmemleak.txt.
 #
+# With OVPN_KO, that build is first installed where "modprobe ovpn" finds
+# it, as on a machine where it is installed, and the check that modprobe
+# loads it counts as one test point: the selftests know no more than that
+# (module.sh).
+#
 # Usage: selftests.sh SCRIPT...
-#   A SCRIPT without a directory is one of the ovpn selftests: short
-#   names keep the guest command within its limit (boot.sh).
+#   A SCRIPT without a directory is one of the ovpn selftests or of the
+#   lab's own tests (ovpn-lab/tests): short names keep the guest command
+#   within its limit (boot.sh).
 # Writes $OVPN_LAB_OUT/summary: "<passed> <failed> <skipped>", and gives
 # each script $OVPN_LOG_DIR, $OVPN_LAB_OUT/<script>-logs, for the logs of
 # the daemons it runs.
 
 set -u
+source "$(dirname "$0")/module.sh"
 
 limit=${OVPN_TEST_TIMEOUT:-900}
 passed=0
@@ -68,9 +75,21 @@ kmemleak_scan()
 	fi
 }
 
+if [ -n "${OVPN_KO:-}" ]; then
+	echo "# ---- module"
+	if lab_module_install "$OVPN_KO"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+fi
+
 selftests=tools/testing/selftests/net/ovpn
 for script in "$@"; do
-	[[ $script == */* ]] || script=$selftests/$script
+	if [[ $script != */* ]]; then
+		[ -e "$selftests/$script" ] && script=$selftests/$script ||
+			script=ovpn-lab/tests/$script
+	fi
 	name=$(basename "$script" .sh)
 	ktap=$OVPN_LAB_OUT/$name.ktap
 	echo "# ---- $name"

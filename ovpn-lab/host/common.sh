@@ -94,16 +94,21 @@ lab_chroot_tree()
 	' "$LAB_DIR/host/common.sh" "$tree" "$root" "$root" "$@"
 }
 
-# The selftest scripts, in the order of the Makefile's TEST_PROGS then
-# TEST_PROGS_EXTENDED (the sed range matches both lists), by name
-# alone, as guest/selftests.sh takes them: the guest command's limit
-# (boot.sh) has no room for every full path.
+# lab_selftests: the scripts a suite runs, by name alone, as
+# guest/selftests.sh takes them (the guest command's limit, boot.sh, has
+# no room for every full path): the selftests in the order of the
+# Makefile's TEST_PROGS, then the lab's own tests (ovpn-lab/tests), which
+# build on them: interop, scale, a test build, fuzzing and churn.
 lab_selftests()
 {
 	local dir=tools/testing/selftests/net/ovpn
 
-	sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' "$REPO_DIR/$dir/Makefile" |
-		grep -o 'test-[a-z0-9-]*\.sh' | xargs
+	{
+		sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' \
+			"$REPO_DIR/$dir/Makefile" | grep -o 'test-[a-z0-9-]*\.sh'
+		echo test-openvpn.sh test-scale.sh test-key-exhaustion.sh \
+			test-fuzz-packets.sh test-fuzz-netlink.sh test-churn.sh
+	} | xargs
 }
 
 # lab_kernel ROOT FLAVOUR: the kernel a flavour boots and builds against,

@@ -4,20 +4,19 @@
 # Shared helpers of the ovpn selftests: KTAP output, the module under test,
 # ovpn-cli and its error format.  Sourced by every test-*.sh.
 #
+# The module under test is the one "modprobe ovpn" loads.
+#
 # Environment:
-#   OVPN_KO   path of the ovpn.ko to test; "modprobe ovpn" if unset
 #   OVPN_CLI  path of ovpn-cli; ./ovpn-cli next to the scripts if unset
 #   OVPN_SLOW how many times slower than usual this kernel runs (1; 10
 #             suits a debug kernel, KASAN, lockdep, kmemleak, under
-#             emulation).  Waits and ping deadlines scale with it,
-#             and test-churn's load (its traffic and its rounds) shrinks;
-#             no bound a test checks changes.
+#             emulation).  Waits and ping deadlines scale with it; no
+#             bound a test checks changes.
 
 set -u
 
 OVPN_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OVPN_CLI=${OVPN_CLI:-$OVPN_DIR/ovpn-cli}
-OVPN_KO=${OVPN_KO:-}
 OVPN_SLOW=${OVPN_SLOW:-1}
 KSFT_SKIP=4
 
@@ -199,46 +198,11 @@ expect_errno()
 	esac
 }
 
-# ovpn_build_id: the GNU build id of the loaded ovpn module, in hex.
-ovpn_build_id()
-{
-	# The note is 16 bytes of header ("GNU\0" name included), then the id.
-	od -An -tx1 -v -j16 /sys/module/ovpn/notes/.note.gnu.build-id |
-		tr -d ' \n'
-}
-
-# ovpn_ko_build_id: the build id of $OVPN_KO, which may be compressed as
-# the kernel's modules are (dkms and "make install" compress like them).
-ovpn_ko_build_id()
-{
-	local cat=cat elf
-
-	case $OVPN_KO in
-	*.xz) cat="xz -dc" ;;
-	*.zst) cat="zstd -dc" ;;
-	*.gz) cat="gzip -dc" ;;
-	esac
-	# readelf needs a file it can seek in.
-	elf=$(mktemp)
-	$cat "$OVPN_KO" >"$elf"
-	readelf -n "$elf" | awk '/Build ID:/ { print $3 }'
-	rm -f "$elf"
-}
-
-# ovpn_load: load the module under test unless it already is.
+# ovpn_load: load the module unless it already is.  "modprobe": the
+# module under test is the installed one.
 ovpn_load()
 {
-	local dep
-
-	[ -d /sys/module/ovpn ] && return 0
-	if [ -z "$OVPN_KO" ]; then
-		modprobe ovpn
-		return
-	fi
-	for dep in $(modinfo -F depends "$OVPN_KO" | tr ',' ' '); do
-		modprobe "$dep"
-	done
-	insmod "$OVPN_KO"
+	[ -d /sys/module/ovpn ] || modprobe ovpn
 }
 
 ovpn_require()

@@ -49,8 +49,7 @@ module_aliases()
 {
 	local aliases
 
-	[ -n "$OVPN_KO" ] || { echo "no OVPN_KO"; return "$KSFT_SKIP"; }
-	aliases=$(modinfo -F alias "$OVPN_KO")
+	aliases=$(modinfo -F alias ovpn)
 	echo "$aliases"
 	grep -qx 'net-pf-16-proto-16-family-ovpn' <<<"$aliases" || fail \
 		"no genl family alias: openvpn could not autoload the module"

@@ -147,14 +147,14 @@ dump_peers()
 # followed it into the other bucket and missed the rest of its own chain.
 rehash_keeps_others()
 {
+	local race=$LAB_TESTS_DIR/rehash-race.py
 	local pfx=$TMPDIR/rehash id n got sent=0 bad=0
 
-	python3 "$OVPN_DIR/rehash-race.py" peers 20001 16 16 1195 "$pfx"
+	python3 "$race" peers 20001 16 16 1195 "$pfx"
 	start_ready "$TMPDIR/rehash.log" in_srv "$OVPN_CLI" new_multi_peer \
 		tun0 1195 "$pfx.peers" stay
-	bg_start "$pfx.move" in_srv python3 "$OVPN_DIR/rehash-race.py" move \
-		tun0 "$pfx" "$(secs 10)"
-	in_srv python3 "$OVPN_DIR/rehash-race.py" send "$pfx" "$(secs 10)" \
+	bg_start "$pfx.move" in_srv python3 "$race" move tun0 "$pfx" "$(secs 10)"
+	in_srv python3 "$race" send "$pfx" "$(secs 10)" \
 		>"$pfx.sent"
 	wait "$(cat "$pfx.move.pid")" || fail "$(cat "$pfx.move")"
 	while read -r _ id n; do

@@ -36,7 +36,7 @@ source "$(dirname "$0")/lib.sh"
 
 SRV=ovpn-fzsrv-$$
 CLI=ovpn-fzcli-$$
-FUZZ=$OVPN_DIR/fuzz-packets.py
+FUZZ=$LAB_TESTS_DIR/fuzz-packets.py
 UDP_COUNT=${OVPN_FUZZ_UDP:-70000}
 TCP_COUNT=${OVPN_FUZZ_TCP:-30000}
 BROKEN=${OVPN_FUZZ_BROKEN:-18}

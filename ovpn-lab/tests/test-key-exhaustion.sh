@@ -18,8 +18,8 @@
 #   series of notifications.
 #
 # Environment: OVPN_KO_PKTID_END, that variant (the script skips without
-# it); OVPN_KO, the module the other scripts test, loaded again at the end
-# in place of the variant.
+# it).  At the end the installed module, the one "modprobe ovpn" finds and
+# the other scripts test, is loaded again in place of the variant.
 
 source "$(dirname "$0")/lib.sh"
 
@@ -37,8 +37,6 @@ ALG=aes256
 # exhaust one.
 IDS=15
 SENT=20
-NORMAL_KO=$OVPN_KO
-OVPN_KO=$OVPN_KO_PKTID_END
 
 in_a() { ip netns exec "$NA" "$@"; }
 in_b() { ip netns exec "$NB" "$@"; }
@@ -48,8 +46,7 @@ in_b() { ip netns exec "$NB" "$@"; }
 cleanup()
 {
 	ns_teardown
-	if [ -d /sys/module/ovpn ] &&
-	   [ "$(ovpn_build_id)" = "$(ovpn_ko_build_id)" ]; then
+	if [ -d /sys/module/ovpn ] && lab_is_loaded "$OVPN_KO_PKTID_END"; then
 		ovpn_unload
 	fi
 	rm -rf "$TMPDIR"
@@ -57,8 +54,8 @@ cleanup()
 
 setup_topology()
 {
-	expect_eq "build id of the loaded module" "$(ovpn_ko_build_id)" \
-		"$(ovpn_build_id)"
+	lab_is_loaded "$OVPN_KO_PKTID_END" ||
+		fail "the loaded module is not $OVPN_KO_PKTID_END"
 	ns_add "$NA"
 	ns_add "$NB"
 	# IPv4 only: IPv6 housekeeping through the tunnel would use ids.
@@ -266,15 +263,17 @@ same_key_id_reinstalled()
 module_unloads_clean()
 {
 	ns_teardown
-	OVPN_KO=$NORMAL_KO ovpn_reload
+	ovpn_reload
 }
 
 ovpn_workdir
 trap cleanup EXIT
 # The module that earlier scripts loaded is not the variant.
-if [ -d /sys/module/ovpn ] && [ "$(id -u)" = 0 ]; then
+if [ -d /sys/module/ovpn ]; then
 	ovpn_unload || { echo "# cannot unload the ovpn module"; exit 1; }
 fi
+lab_insmod "$OVPN_KO_PKTID_END" ||
+	{ echo "# cannot load $OVPN_KO_PKTID_END"; exit 1; }
 ovpn_require
 
 ktap_plan 9

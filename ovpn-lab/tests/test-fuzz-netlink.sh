@@ -36,7 +36,7 @@ TPEER=5929562
 SRV=ovpn-fsrv-$$
 CLI=ovpn-fcli-$$
 KEY=$OVPN_DIR/key.hex
-FUZZ=$OVPN_DIR/fuzz-netlink.py
+FUZZ=$LAB_TESTS_DIR/fuzz-netlink.py
 COMPLAINTS='WARNING|BUG[: ]|KASAN|UBSAN|Oops|Call Trace|refcount_t:'
 COMPLAINTS+='|percpu ref|circular locking|inconsistent lock'
 
