@@ -439,6 +439,38 @@ star_transport()
 	esac
 }
 
+# The star: an MP server in namespace $SRV (each script names its own)
+# and clients, each in a namespace of its own named after the server's,
+# its eth0 a veth to the server's vethN.
+
+# client_ns N: the namespace of client N.
+client_ns() { echo "$SRV-c$1"; }
+
+# in_c N COMMAND...: COMMAND in client N's namespace.
+in_c()
+{
+	local c=$1
+
+	shift
+	ip netns exec "$(client_ns "$c")" "$@"
+}
+
+# star_links V6 CLIENT...: the server's namespace, each CLIENT's and the
+# veth between them, with the transport addresses of star_transport.
+star_links()
+{
+	local v6=$1 c caddr saddr
+
+	shift
+	ns_add "$SRV"
+	for c in "$@"; do
+		ns_add "$(client_ns "$c")"
+		read -r caddr saddr <<<"$(star_transport "$c" "$v6")"
+		veth_pair "$SRV" "veth$c" "$saddr" "$(client_ns "$c")" eth0 \
+			"$caddr"
+	done
+}
+
 # key_pair NS1 IFNAME1 PEER1 NS2 IFNAME2 PEER2 SLOT KEY_ID ALG: the keys
 # of key.hex at both ends of a tunnel, direction 0 at the first end (its
 # peer PEER1), 1 at the second.

@@ -11,21 +11,10 @@ source "$(dirname "$0")/lib.sh"
 
 NS=ovpn-genl-$$
 
-cleanup()
-{
-	ip netns del "$NS" 2>/dev/null
-}
-trap cleanup EXIT
+ovpn_workdir
 
-in_ns()
-{
-	ip netns exec "$NS" "$@"
-}
-
-cli()
-{
-	in_ns "$OVPN_CLI" "$@"
-}
+in_ns() { ip netns exec "$NS" "$@"; }
+cli() { in_ns "$OVPN_CLI" "$@"; }
 
 # Commands userspace may send, with their upstream numbers.
 DO_CMDS="peer_new:1 peer_set:2 peer_get:3 peer_del:4 key_new:6 key_get:7
@@ -127,7 +116,7 @@ needs_net_admin()
 }
 
 ovpn_require
-ip netns add "$NS"
+ns_add "$NS"
 in_ns "$OVPN_CLI" new_iface ov-genl mp >/dev/null || exit 1
 
 ktap_plan 10

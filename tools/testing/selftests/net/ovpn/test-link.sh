@@ -11,21 +11,10 @@ source "$(dirname "$0")/lib.sh"
 
 NS=ovpn-link-$$
 
-cleanup()
-{
-	ip netns del "$NS" 2>/dev/null
-}
-trap cleanup EXIT
+ovpn_workdir
 
-in_ns()
-{
-	ip netns exec "$NS" "$@"
-}
-
-cli()
-{
-	in_ns "$OVPN_CLI" "$@"
-}
+in_ns() { ip netns exec "$NS" "$@"; }
+cli() { in_ns "$OVPN_CLI" "$@"; }
 
 create_p2p_by_default()
 {
@@ -144,7 +133,7 @@ delete_devices()
 }
 
 ovpn_require
-ip netns add "$NS"
+ns_add "$NS"
 
 ktap_plan 11
 run_test create_p2p_by_default create_p2p_by_default

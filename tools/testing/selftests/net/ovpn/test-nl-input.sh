@@ -19,18 +19,9 @@
 source "$(dirname "$0")/lib.sh"
 
 NS=ovpn-nl-$$
-TMPDIR=$(mktemp -d)
-OVPN_PIDS=$TMPDIR/pids
+ovpn_workdir
 KEY32=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 NONCE=a0a1a2a3a4a5a6a7
-
-cleanup()
-{
-	kill_started
-	ip netns del "$NS" 2>/dev/null
-	rm -rf "$TMPDIR"
-}
-trap cleanup EXIT
 
 raw()
 {
@@ -634,9 +625,7 @@ key_get_swap_del_bad()
 }
 
 ovpn_require
-ip netns add "$NS"
-# tcp4-connected sockets connect over the loopback.
-ip -n "$NS" link set lo up
+ns_add "$NS"
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovm mp >/dev/null || exit 1
 ip netns exec "$NS" "$OVPN_CLI" new_iface ovp p2p >/dev/null || exit 1
 

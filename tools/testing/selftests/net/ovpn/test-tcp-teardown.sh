@@ -31,9 +31,7 @@ SRV=ovpn-dsrv-$$
 CLIENTS="1 2 3 4 5 6 7"
 ovpn_workdir
 
-ns() { echo "ovpn-dc$1-$$"; }
 
-in_c() { local c=$1; shift; ip netns exec "$(ns "$c")" "$@"; }
 
 client_transport() { star_transport "$1" "3 4 6"; }
 
@@ -41,13 +39,11 @@ setup_topology()
 {
 	local c caddr saddr
 
-	ns_add "$SRV"
+	star_links "3 4 6" $CLIENTS
 	in_srv "$OVPN_CLI" new_iface tun0 mp
 	link_up "$SRV" tun0 5.5.5.1 fd00:5::1
 	for c in $CLIENTS; do
-		ns_add "$(ns "$c")"
 		read -r caddr saddr <<<"$(client_transport "$c")"
-		veth_pair "$SRV" "veth$c" "$saddr" "$(ns "$c")" eth0 "$caddr"
 		# peer_id raddr vpn4 vpn6 tx_id
 		echo "$c $caddr 5.5.5.$((c + 1)) fd00:5::$((c + 1))" \
 			"$((10 + c))" >"$TMPDIR/peers$c"
@@ -56,10 +52,10 @@ setup_topology()
 			"$TMPDIR/peers$c" stay
 
 		in_c "$c" "$OVPN_CLI" new_iface "tun$c"
-		start_tracked "$TMPDIR/c$c.log" ip netns exec "$(ns "$c")" \
+		start_tracked "$TMPDIR/c$c.log" ip netns exec "$(client_ns "$c")" \
 			"$OVPN_CLI" new_tcp_peer "tun$c" $((10 + c)) "$saddr" \
 			$((1190 + c)) tx_id "$c" stay
-		link_up "$(ns "$c")" "tun$c" "5.5.5.$((c + 1))" \
+		link_up "$(client_ns "$c")" "tun$c" "5.5.5.$((c + 1))" \
 			"fd00:5::$((c + 1))"
 	done
 }
@@ -70,7 +66,7 @@ peers_up()
 
 	for c in $CLIENTS; do
 		log_wait "$TMPDIR/s$c.log" "^PEER $c\$"
-		key_pair "$SRV" tun0 "$c" "$(ns "$c")" "tun$c" $((10 + c)) \
+		key_pair "$SRV" tun0 "$c" "$(client_ns "$c")" "tun$c" $((10 + c)) \
 			primary 1 "$ALG"
 		in_c "$c" ping -q -c 2 -i 0.2 -W 2 5.5.5.1
 	done
@@ -95,8 +91,8 @@ client_ends()
 
 	ntf_listen "$log.c.ntf" 1 in_c "$c"
 	ntf_listen "$log.s.ntf" 1 in_srv
-	bg_start "$log.ping" ip netns exec "$(ns "$c")" ping -q -f 5.5.5.1
-	flowing "$(ns "$c")" "tun$c" $((10 + c))
+	bg_start "$log.ping" ip netns exec "$(client_ns "$c")" ping -q -f 5.5.5.1
+	flowing "$(client_ns "$c")" "tun$c" $((10 + c))
 	bg_signal "$2" "$TMPDIR/c$c.log"
 	if [ "$2" = USR1 ]; then
 		log_wait "$TMPDIR/c$c.log" '^CLOSED$'
@@ -129,9 +125,9 @@ client_netns_deleted()
 
 	ntf_listen "$log.c.ntf" 1 in_c 4
 	ntf_listen "$log.s.ntf" 1 in_srv
-	bg_start "$log.ping" ip netns exec "$(ns 4)" ping -6 -q -f fd00:5::1
-	flowing "$(ns 4)" tun4 14
-	ip netns del "$(ns 4)"
+	bg_start "$log.ping" ip netns exec "$(client_ns 4)" ping -6 -q -f fd00:5::1
+	flowing "$(client_ns 4)" tun4 14
+	ip netns del "$(client_ns 4)"
 	bg_stop "$TMPDIR/c4.log"
 	bg_stop "$log.ping"
 	ntf_expect "$log.c.ntf" \
@@ -147,8 +143,8 @@ client_netns_deleted()
 bulk_start()
 {
 	if command -v iperf3 >/dev/null; then
-		bg_start "$1.srv" ip netns exec "$(ns 3)" iperf3 -s -1
-		wait_until tcp_listening "$(ns 3)" 5201 ||
+		bg_start "$1.srv" ip netns exec "$(client_ns 3)" iperf3 -s -1
+		wait_until tcp_listening "$(client_ns 3)" 5201 ||
 			fail "iperf3 does not listen"
 		bg_start "$1" ip netns exec "$SRV" iperf3 -c fd00:5::4 -t 600
 	else
@@ -199,7 +195,7 @@ client_write_fails()
 
 	ntf_listen "$log.c.ntf" 1 in_c 7
 	ntf_listen "$log.s.ntf" 1 in_srv
-	dropped=$(link_dropped "$(ns 7)" tun7 tx)
+	dropped=$(link_dropped "$(client_ns 7)" tun7 tx)
 	bg_signal USR2 "$TMPDIR/c7.log"
 	log_wait "$TMPDIR/c7.log" '^SHUT$'
 	in_c 7 ping -q -c 1 -W 1 5.5.5.1 >/dev/null 2>&1 || rc=$?
@@ -209,7 +205,7 @@ client_write_fails()
 	ntf_expect "$log.s.ntf" \
 		'^ntf peer_del .* id=7 reason=transport_disconnect'
 	# At least: packets the stack sends on its own may fail too.
-	[ "$(link_dropped "$(ns 7)" tun7 tx)" -gt "$dropped" ] ||
+	[ "$(link_dropped "$(client_ns 7)" tun7 tx)" -gt "$dropped" ] ||
 		fail "tx_dropped stays at $dropped"
 	expect_err ENOENT in_c 7 "$OVPN_CLI" get_peer tun7 17
 }
@@ -249,8 +245,8 @@ device_deleted()
 
 	ntf_listen "$log.s.ntf" 2 in_srv
 	ntf_listen "$log.c.ntf" 1 in_c 5
-	bg_start "$log.ping" ip netns exec "$(ns 6)" ping -6 -q -f fd00:5::1
-	flowing "$(ns 6)" tun6 16
+	bg_start "$log.ping" ip netns exec "$(client_ns 6)" ping -6 -q -f fd00:5::1
+	flowing "$(client_ns 6)" tun6 16
 	in_srv ip link del tun0
 	ntf_expect "$log.s.ntf" '^ntf peer_del .* id=5 reason=teardown' \
 		'^ntf peer_del .* id=6 reason=teardown'

@@ -36,9 +36,7 @@ INJ_REC="16 000e3811111111111111111111111111"
 INJ_WAIT=300
 ovpn_workdir
 
-ns() { echo "ovpn-tc$1-$$"; }
 
-in_c() { local c=$1; shift; ip netns exec "$(ns "$c")" "$@"; }
 
 client_transport() { star_transport "$1" "3 4"; }
 
@@ -76,7 +74,7 @@ setup_topology()
 {
 	local c s caddr saddr peers=$TMPDIR/peers
 
-	ns_add "$SRV"
+	star_links "3 4" $CLIENTS
 	# Client to client goes through the server's stack, with no ICMP
 	# redirect (a VPN packet too) for the clients.
 	in_srv sysctl -qw net.ipv4.ip_forward=1 \
@@ -86,9 +84,7 @@ setup_topology()
 	in_srv "$OVPN_CLI" new_iface tun0 mp
 	: >"$peers"
 	for c in $CLIENTS; do
-		ns_add "$(ns "$c")"
 		read -r caddr saddr <<<"$(client_transport "$c")"
-		veth_pair "$SRV" "veth$c" "$saddr" "$(ns "$c")" eth0 "$caddr"
 		# peer_id raddr vpn4 vpn6 tx_id
 		echo "$c $caddr $(vpn_addr 4 "$c") $(vpn_addr 6 "$c")" \
 			"$((10 + c))" >>"$peers"
@@ -105,10 +101,10 @@ setup_topology()
 	for c in $CLIENTS; do
 		read -r caddr saddr <<<"$(client_transport "$c")"
 		in_c "$c" "$OVPN_CLI" new_iface "tun$c"
-		start_tracked "$TMPDIR/c$c.log" ip netns exec "$(ns "$c")" \
+		start_tracked "$TMPDIR/c$c.log" ip netns exec "$(client_ns "$c")" \
 			"$OVPN_CLI" new_tcp_peer "tun$c" $((10 + c)) "$saddr" \
 			"$SRV_PORT" tx_id "$c" ctrl "$(client_ctrl "$c")" stay
-		link_up "$(ns "$c")" "tun$c" "$(vpn_addr 4 "$c")" \
+		link_up "$(client_ns "$c")" "tun$c" "$(vpn_addr 4 "$c")" \
 			"$(vpn_addr 6 "$c")"
 	done
 }
@@ -139,7 +135,7 @@ all_peers_connected()
 # key_of C SLOT KEY_ID: a key for the server and client C.
 key_of()
 {
-	key_pair "$SRV" tun0 "$1" "$(ns "$1")" "tun$1" $((10 + $1)) "$2" "$3" \
+	key_pair "$SRV" tun0 "$1" "$(client_ns "$1")" "tun$1" $((10 + $1)) "$2" "$3" \
 		"$(client_alg "$1")"
 }
 
@@ -204,14 +200,14 @@ exact_counters()
 
 	cb=$(in_c 1 "$OVPN_CLI" get_peer tun1 11)
 	sb=$(in_srv "$OVPN_CLI" get_peer tun0 1)
-	ctx=$(link_stat "$(ns 1)" tun1 tx bytes)
+	ctx=$(link_stat "$(client_ns 1)" tun1 tx bytes)
 	stx=$(link_stat "$SRV" tun0 tx bytes)
 	in_c 1 ping -q -c "$n" -i 0.2 -W 2 -s 100 5.5.5.1
 	ca=$(in_c 1 "$OVPN_CLI" get_peer tun1 11)
 	sa=$(in_srv "$OVPN_CLI" get_peer tun0 1)
 	# The devices count what they sent once, by the plaintext length.
 	expect_eq "client device tx_bytes delta" $((n * 128)) \
-		$(($(link_stat "$(ns 1)" tun1 tx bytes) - ctx))
+		$(($(link_stat "$(client_ns 1)" tun1 tx bytes) - ctx))
 	expect_eq "server device tx_bytes delta" $((n * 128)) \
 		$(($(link_stat "$SRV" tun0 tx bytes) - stx))
 	printf 'client before: %s\nclient after:  %s\n' "$cb" "$ca"
@@ -231,7 +227,7 @@ exact_counters()
 # capture LOG FILTER: one TCP segment of client 1's side matching FILTER.
 capture()
 {
-	bg_start "$1" ip netns exec "$(ns 1)" timeout "$(secs 20)" \
+	bg_start "$1" ip netns exec "$(client_ns 1)" timeout "$(secs 20)" \
 		tcpdump -nni eth0 -c 1 "$2"
 	log_wait "$1" 'listening on'
 }
@@ -287,7 +283,7 @@ inject_records()
 	local mode=$1 id=$2 src=$3 n=$4 log=$TMPDIR/inject-$1
 
 	ntf_listen "$log.ntf" 1 in_srv
-	bg_start "$log" ip netns exec "$(ns 1)" python3 "$INJECT" \
+	bg_start "$log" ip netns exec "$(client_ns 1)" python3 "$INJECT" \
 		--src "$src" --wait "$INJ_WAIT" 10.10.1.1 "$SRV_PORT" "$mode"
 	log_wait "$TMPDIR/srv.log" "^PEER $id\$"
 	log_wait "$log" '^SENT$'
@@ -455,7 +451,7 @@ tx_queue_overflow()
 {
 	local n=$TX_STALL_DGRAMS c1 tx0 tx1 rx0 d0 dropped want
 
-	c1=$(ns 1)
+	c1=$(client_ns 1)
 	in_c 1 nft -f - <<<"$STALL_RULES"
 	tx0=$(peer_stat "$c1" tun1 11 link_tx_packets)
 	rx0=$(peer_stat "$SRV" tun0 1 link_rx_packets)
@@ -492,14 +488,14 @@ transport_route_loop()
 {
 	local drop
 
-	drop=$(link_dropped "$(ns 1)" tun1 tx)
+	drop=$(link_dropped "$(client_ns 1)" tun1 tx)
 	in_c 1 ip route add 10.10.1.1/32 dev tun1
 	! in_c 1 ping -q -c 2 -i 0.2 -W 1 5.5.5.1 >/dev/null ||
 		fail "traffic went through a tunnel routed into itself"
 	in_c 1 ip route del 10.10.1.1/32 dev tun1
-	[ "$(link_dropped "$(ns 1)" tun1 tx)" -gt "$drop" ] ||
+	[ "$(link_dropped "$(client_ns 1)" tun1 tx)" -gt "$drop" ] ||
 		fail "no segment of the connection dropped"
-	echo "tun1 tx_dropped: $drop, then $(link_dropped "$(ns 1)" tun1 tx)"
+	echo "tun1 tx_dropped: $drop, then $(link_dropped "$(client_ns 1)" tun1 tx)"
 	in_c 1 ping -q -c 3 -i 0.2 -w "$(secs 20)" 5.5.5.1
 }
 

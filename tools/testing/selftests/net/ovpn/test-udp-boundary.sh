@@ -20,22 +20,15 @@ PORT=1194
 N=5
 INJECT=$OVPN_DIR/ip-inject.py
 
-ns() { echo "ovpn-bc$1-$$"; }
-in_c() { local c=$1; shift; ip netns exec "$(ns "$c")" "$@"; }
 
 setup_topology()
 {
 	local c caddr saddr
 
-	ns_add "$SRV"
+	star_links 2 1 2
 	in_srv "$OVPN_CLI" new_iface tun0 mp
 	echo "1 10.10.1.2 2001 5.5.8.2 - 11" >"$TMPDIR/peers"
 	echo "2 fd00:2::2 2002 - fd00:8::3 12" >>"$TMPDIR/peers"
-	for c in 1 2; do
-		ns_add "$(ns "$c")"
-		read -r caddr saddr <<<"$(star_transport "$c" 2)"
-		veth_pair "$SRV" "veth$c" "$saddr" "$(ns "$c")" eth0 "$caddr"
-	done
 	start_ready "$TMPDIR/srv.log" in_srv "$OVPN_CLI" new_multi_peer tun0 \
 		"$PORT" "$TMPDIR/peers" stay
 	link_up "$SRV" tun0 5.5.8.1 fd00:8::1
@@ -45,12 +38,12 @@ setup_topology()
 		start_ready "$TMPDIR/c$c.log" in_c "$c" "$OVPN_CLI" new_peer \
 			"tun$c" $((10 + c)) $((2000 + c)) "$saddr" "$PORT" \
 			tx_id "$c" stay
-		key_pair "$SRV" tun0 "$c" "$(ns "$c")" "tun$c" $((10 + c)) \
+		key_pair "$SRV" tun0 "$c" "$(client_ns "$c")" "tun$c" $((10 + c)) \
 			primary 1 "$ALG"
 	done
 	snat_transport 2
-	link_up "$(ns 1)" tun1 5.5.8.2
-	link_up "$(ns 2)" tun2 fd00:8::3
+	link_up "$(client_ns 1)" tun1 5.5.8.2
+	link_up "$(client_ns 2)" tun2 fd00:8::3
 	in_c 1 ping -q -c 2 -i 0.2 -W 2 5.5.8.1
 	in_c 2 ping -q -c 2 -i 0.2 -W 2 fd00:8::1
 }
@@ -89,8 +82,8 @@ outer_flow_tracked()
 	else
 		in_c "$c" ping -q -c "$N" -i 0.2 -W 2 fd00:8::1
 	fi
-	all=$(nft_count "$(ns "$c")" sent)
-	outer=$(nft_count "$(ns "$c")" outer_ct)
+	all=$(nft_count "$(client_ns "$c")" sent)
+	outer=$(nft_count "$(client_ns "$c")" outer_ct)
 	echo "datagrams to the server: $all, tracked as the outer flow: $outer"
 	[ "$all" -ge "$N" ] || fail "only $all datagrams counted"
 	expect_eq "datagrams tracked as the outer flow" "$all" "$outer"

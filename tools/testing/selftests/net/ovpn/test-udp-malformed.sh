@@ -18,27 +18,13 @@ CLI=ovpn-mcli-$$
 KEY=$OVPN_DIR/key.hex
 INJECT=$OVPN_DIR/udp-inject.py
 N=5
-TMPDIR=$(mktemp -d)
-OVPN_PIDS=$TMPDIR/pids
-
-cleanup()
-{
-	kill_started
-	ip netns del "$SRV" 2>/dev/null
-	ip netns del "$CLI" 2>/dev/null
-	rm -rf "$TMPDIR"
-}
-trap cleanup EXIT
+ovpn_workdir
 
 setup_topology()
 {
-	ip netns add "$SRV"
-	ip netns add "$CLI"
-	ip link add veth1 netns "$SRV" type veth peer name eth0 netns "$CLI"
-	in_srv ip addr add 10.10.1.1/24 dev veth1
-	in_cli ip addr add 10.10.1.2/24 dev eth0
-	in_srv ip link set veth1 up
-	in_cli ip link set eth0 up
+	ns_add "$SRV"
+	ns_add "$CLI"
+	veth_pair "$SRV" veth1 10.10.1.1 "$CLI" eth0 10.10.1.2
 
 	echo "1 10.10.1.2 2001 5.5.5.2 - 11" >"$TMPDIR/peers"
 	in_srv "$OVPN_CLI" new_iface tun0 mp

@@ -16,37 +16,22 @@ NA=ovpn-pa-$$
 NB=ovpn-pb-$$
 NC=ovpn-pc-$$
 KEY=$OVPN_DIR/key.hex
-TMPDIR=$(mktemp -d)
-OVPN_PIDS=$TMPDIR/pids
-
-cleanup()
-{
-	kill_started
-	ip netns del "$NA" 2>/dev/null
-	ip netns del "$NB" 2>/dev/null
-	ip netns del "$NC" 2>/dev/null
-	rm -rf "$TMPDIR"
-}
-trap cleanup EXIT
+ovpn_workdir
 
 in_a() { ip netns exec "$NA" "$@"; }
 in_b() { ip netns exec "$NB" "$@"; }
-in_c() { ip netns exec "$NC" "$@"; }
+in_nc() { ip netns exec "$NC" "$@"; }
 
 setup_topology()
 {
-	ip netns add "$NA"
-	ip netns add "$NB"
+	ns_add "$NA"
+	ns_add "$NB"
 	# IPv4 only.  An ovpn device would get a random IPv6 link-local
 	# address, and its router solicitations, sent for as long as no
 	# router answers, would add to exact counts.
 	in_a sysctl -qw net.ipv6.conf.default.disable_ipv6=1
 	in_b sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	ip link add veth-a netns "$NA" type veth peer name veth-b netns "$NB"
-	in_a ip addr add 10.10.6.1/24 dev veth-a
-	in_b ip addr add 10.10.6.2/24 dev veth-b
-	in_a ip link set veth-a up
-	in_b ip link set veth-b up
+	veth_pair "$NA" veth-a 10.10.6.1 "$NB" veth-b 10.10.6.2
 	in_a "$OVPN_CLI" new_iface tun-a
 	in_b "$OVPN_CLI" new_iface tun-b
 	start_ready "$TMPDIR/a.log" in_a "$OVPN_CLI" new_peer tun-a 2 3001 \
@@ -194,11 +179,11 @@ socket_netnsid_from_c()
 {
 	local dump nsid
 
-	dump=$(in_c "$OVPN_CLI" get_peer tun-b)
+	dump=$(in_nc "$OVPN_CLI" get_peer tun-b)
 	echo "$dump"
 	nsid=$(peer_val netnsid "$dump")
 	expect_eq "c's id of b" "$nsid" \
-		"$(in_c ip -j netns list-id |
+		"$(in_nc ip -j netns list-id |
 		   jq ".[] | select(.name == \"$NB\") | .nsid")"
 	expect_eq "netnsid of a single get" "$nsid" \
 		"$(peer_stat "$NC" tun-b 1 netnsid)"
@@ -211,12 +196,12 @@ del_notified_in_socket_netns()
 {
 	local blog=$TMPDIR/in-b.ntf clog=$TMPDIR/in-c.ntf ntf
 
-	ntf="^ntf peer_del ifindex=$(in_c cat /sys/class/net/tun-b/ifindex)"
+	ntf="^ntf peer_del ifindex=$(in_nc cat /sys/class/net/tun-b/ifindex)"
 	ntf_listen "$blog" 1 in_b
-	ntf_listen "$clog" 1 in_c
-	in_c "$OVPN_CLI" del_peer tun-b 1
+	ntf_listen "$clog" 1 in_nc
+	in_nc "$OVPN_CLI" del_peer tun-b 1
 	expect_eq "peer 7 on a socket of c" OK \
-		"$(in_c "$OVPN_CLI" raw peer_new ifname tun-b nest:2 1:u32:7 \
+		"$(in_nc "$OVPN_CLI" raw peer_new ifname tun-b nest:2 1:u32:7 \
 		   6:sock:udp4 2:ip:10.10.6.1 5:be16:3011 end)"
 	ntf_expect "$blog" "$ntf id=1 reason=userspace"
 	ntf_expect "$clog" "$ntf id=7 reason=transport_disconnect"
@@ -231,7 +216,7 @@ socket_in_other_netns()
 	start_ready "$TMPDIR/b3.log" in_b "$OVPN_CLI" new_peer tun-b 1 3012 \
 		10.10.6.1 3011 tx_id 2 stay
 	key_pair "$NA" tun-a 2 "$NB" tun-b 1 primary 7 aes256
-	ip netns add "$NC"
+	ns_add "$NC"
 	move_tun_b "$NB" "$NC"
 	socket_netnsid_from_c
 	move_tun_b "$NC" "$NB"

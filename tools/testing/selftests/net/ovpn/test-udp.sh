@@ -20,61 +20,20 @@ KEY=$OVPN_DIR/key.hex
 SRV=ovpn-srv-$$
 CLIENTS="1 2 3 4"
 SRV_PORT=1194
-TMPDIR=$(mktemp -d)
-OVPN_PIDS=$TMPDIR/pids
+ovpn_workdir
 
-ns() { echo "ovpn-c$1-$$"; }
-
-cleanup()
-{
-	local c
-
-	kill_started
-	ip netns del "$SRV" 2>/dev/null
-	for c in $CLIENTS; do
-		ip netns del "$(ns "$c")" 2>/dev/null
-	done
-	rm -rf "$TMPDIR"
-}
-trap cleanup EXIT
-
-in_c() { local c=$1; shift; ip netns exec "$(ns "$c")" "$@"; }
-
-client_transport()
-{
-	case $1 in
-	3|4) echo "fd00:$1::2 fd00:$1::1" ;;
-	*) echo "10.10.$1.2 10.10.$1.1" ;;
-	esac
-}
+client_transport() { star_transport "$1" "3 4"; }
 
 setup_topology()
 {
 	local c peers=$TMPDIR/peers.txt
 	local caddr saddr
 
-	ip netns add "$SRV"
-	# No router solicitations: they would add to the exact counts.
-	in_srv sysctl -qw net.ipv6.conf.default.accept_ra=0
-	in_srv ip link set lo up
+	star_links "3 4" $CLIENTS
 	in_srv "$OVPN_CLI" new_iface tun0 mp
 	: >"$peers"
 	for c in $CLIENTS; do
-		ip netns add "$(ns "$c")"
-		in_c "$c" sysctl -qw net.ipv6.conf.default.accept_ra=0
-		in_c "$c" ip link set lo up
-		ip link add "veth$c" netns "$SRV" type veth peer name eth0 \
-			netns "$(ns "$c")"
 		read -r caddr saddr <<<"$(client_transport "$c")"
-		if [ "$c" -ge 3 ]; then
-			in_srv ip addr add "$saddr/64" dev "veth$c" nodad
-			in_c "$c" ip addr add "$caddr/64" dev eth0 nodad
-		else
-			in_srv ip addr add "$saddr/24" dev "veth$c"
-			in_c "$c" ip addr add "$caddr/24" dev eth0
-		fi
-		in_srv ip link set "veth$c" up
-		in_c "$c" ip link set eth0 up
 		# peer_id raddr rport vpn4 vpn6 tx_id
 		echo "$c $caddr $((2000 + c)) 5.5.5.$((c + 1))" \
 			"fd00:5::$((c + 1)) $((10 + c))" >>"$peers"
@@ -82,9 +41,7 @@ setup_topology()
 
 	start_ready "$TMPDIR/srv.log" in_srv "$OVPN_CLI" new_multi_peer tun0 \
 		"$SRV_PORT" "$peers" stay
-	in_srv ip addr add 5.5.5.1/24 dev tun0
-	in_srv ip addr add fd00:5::1/64 dev tun0 nodad
-	in_srv ip link set tun0 up
+	link_up "$SRV" tun0 5.5.5.1 fd00:5::1
 
 	for c in $CLIENTS; do
 		read -r caddr saddr <<<"$(client_transport "$c")"
@@ -92,9 +49,8 @@ setup_topology()
 		start_ready "$TMPDIR/c$c.log" in_c "$c" "$OVPN_CLI" new_peer \
 			"tun$c" $((10 + c)) $((2000 + c)) "$saddr" "$SRV_PORT" \
 			tx_id "$c" stay
-		in_c "$c" ip addr add "5.5.5.$((c + 1))/24" dev "tun$c"
-		in_c "$c" ip addr add "fd00:5::$((c + 1))/64" dev "tun$c" nodad
-		in_c "$c" ip link set "tun$c" up
+		link_up "$(client_ns "$c")" "tun$c" "5.5.5.$((c + 1))" \
+			"fd00:5::$((c + 1))"
 	done
 }
 
@@ -153,8 +109,8 @@ exact_counters()
 	local c=$1 dst=$2 before after n=5 d f txp txb
 
 	before=$(in_c "$c" "$OVPN_CLI" get_peer "tun$c" $((10 + c)))
-	txp=$(link_stat "$(ns "$c")" "tun$c" tx packets)
-	txb=$(link_stat "$(ns "$c")" "tun$c" tx bytes)
+	txp=$(link_stat "$(client_ns "$c")" "tun$c" tx packets)
+	txb=$(link_stat "$(client_ns "$c")" "tun$c" tx bytes)
 	in_c "$c" ping -q -c $n -i 0.2 -W 2 -s 100 "$dst"
 	after=$(in_c "$c" "$OVPN_CLI" get_peer "tun$c" $((10 + c)))
 	echo "before: $before"
@@ -169,9 +125,9 @@ exact_counters()
 	expect_eq "link_tx_bytes delta" $((n * (128 + 24))) \
 		"$(peer_delta link_tx_bytes "$before" "$after")"
 	expect_eq "device tx_packets delta" $n \
-		$(($(link_stat "$(ns "$c")" "tun$c" tx packets) - txp))
+		$(($(link_stat "$(client_ns "$c")" "tun$c" tx packets) - txp))
 	expect_eq "device tx_bytes delta" "$d" \
-		$(($(link_stat "$(ns "$c")" "tun$c" tx bytes) - txb))
+		$(($(link_stat "$(client_ns "$c")" "tun$c" tx bytes) - txb))
 }
 
 dump_lists_all_peers()
