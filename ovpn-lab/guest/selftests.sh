@@ -15,6 +15,9 @@
 # loads it counts as one test point: the selftests know no more than that
 # (module.sh).
 #
+# With OVPN_KSFT, the selftests' "make kselftest-install" directory, the
+# selftests among the SCRIPTs run through kselftest's runner (run_script).
+#
 # Usage: selftests.sh SCRIPT...
 #   A SCRIPT without a directory is one of the ovpn selftests or of the
 #   lab's own tests (ovpn-lab/tests): short names keep the guest command
@@ -85,6 +88,43 @@ if [ -n "${OVPN_KO:-}" ]; then
 fi
 
 selftests=tools/testing/selftests/net/ovpn
+
+# run_script SCRIPT: the script's KTAP on stdout, its exit status
+# returned.  With an install of the selftests ($OVPN_KSFT, "make
+# kselftest-install"), a selftest runs there through kselftest's runner,
+# as netdev's CI runs it: the runner nests the script's KTAP under "# "
+# and says on a line of its own how the script ended.  The runner
+# honours "settings"' timeout, which the generic kernels must meet even
+# under emulation; a slow kernel (OVPN_SLOW) gets the lab's limit.
+run_script()
+{
+	local name=${1##*/} raw=$OVPN_LAB_OUT/${1##*/}.runner
+
+	if [ -z "${OVPN_KSFT:-}" ] || [ "$1" != "$selftests/$name" ]; then
+		timeout --kill-after=10 "$limit" "$1" 2>&1
+		return
+	fi
+	# shellcheck disable=SC2046 # no word or both
+	"$OVPN_KSFT/run_kselftest.sh" -t "net/ovpn:$name" \
+		$([ "${OVPN_SLOW:-1}" = 1 ] || echo -o "$limit") 2>&1 |
+		tee "$raw" | sed -u -n 's/^# //p'
+	case $(grep -E '^(not )?ok 1 selftests: ' "$raw") in
+	"ok "*"# SKIP"*) return 4 ;;
+	"ok "*) return 0 ;;
+	*)
+		grep -E '^not ok 1 selftests: ' "$raw" | sed 's/^/# runner: /'
+		return 1
+		;;
+	esac
+}
+
+# The runner writes a script's output to /dev/stdout, which the guest's
+# bare devtmpfs lacks (no udev): give it the links a real system has.
+ln -sfn /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
+
 for script in "$@"; do
 	if [[ $script != */* ]]; then
 		[ -e "$selftests/$script" ] && script=$selftests/$script ||
@@ -95,8 +135,8 @@ for script in "$@"; do
 	echo "# ---- $name"
 	start=$(date +%s)
 	# Scripts that run daemons (openvpn-lib.sh) leave their logs here.
-	OVPN_LOG_DIR=$OVPN_LAB_OUT/$name-logs \
-		timeout --kill-after=10 "$limit" "$script" 2>&1 | tee "$ktap"
+	OVPN_LOG_DIR=$OVPN_LAB_OUT/$name-logs run_script "$script" |
+		tee "$ktap"
 	rc=${PIPESTATUS[0]}
 	plan=$(sed -n 's/^1\.\.\([0-9]*\).*/\1/p' "$ktap" | head -n1)
 	ok=$(grep -cE '^ok [0-9]+ ' "$ktap")
@@ -104,7 +144,10 @@ for script in "$@"; do
 	bad=$(grep -cE '^not ok [0-9]+ ' "$ktap")
 	echo "# $name: exit $rc, $((ok - skip)) passed, $bad failed," \
 		"$skip skipped in $(($(date +%s) - start)) s"
-	if [ -n "$plan" ] && [ $((ok + bad)) -lt "$plan" ]; then
+	if [ -z "$plan" ]; then
+		echo "# $name: no KTAP plan: its output was lost"
+		bad=$((bad + 1))
+	elif [ $((ok + bad)) -lt "$plan" ]; then
 		echo "# $name: only $((ok + bad)) of $plan tests ran"
 		bad=$((bad + plan - ok - bad))
 	fi

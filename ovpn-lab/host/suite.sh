@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The whole selftest suite on one kernel flavour: build ovpn.ko for it
-# with W=1, boot it, run every selftest in the guest (guest/selftests.sh,
+# with W=1 and install the selftests (build-kselftest.sh), boot it, run
+# every selftest in the guest (guest/selftests.sh,
 # which ends with a kmemleak scan on the debug kernels) and check the
 # guest's kernel log.  Prints one "ok"/"not ok" line per step and, last,
 # "<passed> <failed> <skipped>" counting the build, the log check and
@@ -64,8 +65,9 @@ fi
 
 root=$("$LAB_DIR/root/mkroot.sh")
 lab_kernel "$root" "$flavour"
-# Every selftest skips without the netlink client.
-"$LAB_DIR/host/build-cli.sh" >/dev/null
+# The selftests as netdev's CI installs them, ovpn-cli included: every
+# selftest skips without it, and the lab's tests use the same one.
+ksft=$("$LAB_DIR/host/build-kselftest.sh")
 kver=$lab_kernel_release
 
 set +e
@@ -77,7 +79,8 @@ lab_result $? "ovpn.ko with few packet ids builds with W=1 ($kver)"
 if [ -n "$ko" ]; then
 	"$LAB_DIR/host/boot.sh" -f "$flavour" -c "$cpus" -m "$memory" \
 		-t "$boot_limit" -o "$out" -- \
-		OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli \
+		OVPN_KO=/src/$ko OVPN_KSFT=/src/$ksft \
+		OVPN_CLI=/src/$ksft/net/ovpn/ovpn-cli \
 		${ko_end:+OVPN_KO_PKTID_END=/src/$ko_end} \
 		OVPN_TEST_TIMEOUT=$script_limit \
 		ovpn-lab/guest/selftests.sh $scripts >&2
