@@ -130,7 +130,8 @@ for script in "$@"; do
 		[ -e "$selftests/$script" ] && script=$selftests/$script ||
 			script=ovpn-lab/tests/$script
 	fi
-	name=$(basename "$script" .sh)
+	name=$(basename "$script")
+	name=${name%.*}
 	ktap=$OVPN_LAB_OUT/$name.ktap
 	echo "# ---- $name"
 	start=$(date +%s)

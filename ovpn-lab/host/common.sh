@@ -105,7 +105,7 @@ lab_selftests()
 
 	{
 		sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' \
-			"$REPO_DIR/$dir/Makefile" | grep -o 'test-[a-z0-9-]*\.sh'
+			"$REPO_DIR/$dir/Makefile" | grep -oE 'test-[a-z0-9-]+\.(sh|py)'
 		echo test-openvpn.sh test-scale.sh test-key-exhaustion.sh \
 			test-fuzz-packets.sh test-fuzz-netlink.sh test-churn.sh
 	} | xargs

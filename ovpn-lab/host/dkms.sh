@@ -24,7 +24,7 @@ root=$("$LAB_DIR/root/mkroot.sh")
 kver=$(lab_kver "$root" amd64)
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$REPO_DIR/dkms.conf")
 [ -n "$version" ] || lab_die "no PACKAGE_VERSION in dkms.conf"
-cli=$("$LAB_DIR/host/build-cli.sh")
+ksft=$("$LAB_DIR/host/build-kselftest.sh")
 rm -rf "$REPO_DIR/.build/out/dkms"
 work=$(mktemp -d "$OVPN_LAB_CACHE/dkms.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -86,7 +86,7 @@ t0=$(date +%s)
 set +e
 unshare --mount --propagation private -- /bin/bash -c '
 	set -e
-	lab=$1 root=$2 work=$3 kver=$4 version=$5 steps=$6 cli=$7
+	lab=$1 root=$2 work=$3 kver=$4 version=$5 steps=$6 ksft=$7
 	shift 7
 	. "$lab/host/common.sh"
 	m=$work/merged
@@ -96,10 +96,11 @@ unshare --mount --propagation private -- /bin/bash -c '
 	ko=$(cat "$m/var/tmp/ovpn-installed")
 	OVPN_LAB_ROOT=$m "$lab/host/boot.sh" -c "${OVPN_LAB_CPUS:-2}" \
 		-m "${OVPN_LAB_MEMORY:-2G}" -o .build/out/dkms -- \
-		OVPN_KO="$ko" OVPN_CLI="/src/$cli" \
+		OVPN_KO="$ko" OVPN_KSFT="/src/$ksft" \
+		OVPN_CLI="/src/$ksft/net/ovpn/ovpn-cli" \
 		ovpn-lab/guest/selftests.sh "$@"
 ' dkms "$LAB_DIR" "$root" "$work" "$kver" "$version" "$install_steps" \
-	"$cli" $(lab_selftests_functional)
+	"$ksft" $(lab_selftests_functional)
 rc=$?
 set -e
 summary=$(cat "$REPO_DIR/.build/out/dkms/summary" 2>/dev/null || echo "0 1 0")

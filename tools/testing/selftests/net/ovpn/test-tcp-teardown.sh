@@ -52,9 +52,9 @@ setup_topology()
 			"$TMPDIR/peers$c" stay
 
 		in_c "$c" "$OVPN_CLI" new_iface "tun$c"
-		start_tracked "$TMPDIR/c$c.log" ip netns exec "$(client_ns "$c")" \
-			"$OVPN_CLI" new_tcp_peer "tun$c" $((10 + c)) "$saddr" \
-			$((1190 + c)) tx_id "$c" stay
+		start_tracked "$TMPDIR/c$c.log" ip netns exec \
+			"$(client_ns "$c")" "$OVPN_CLI" new_tcp_peer "tun$c" \
+			$((10 + c)) "$saddr" $((1190 + c)) tx_id "$c" stay
 		link_up "$(client_ns "$c")" "tun$c" "5.5.5.$((c + 1))" \
 			"fd00:5::$((c + 1))"
 	done
@@ -66,8 +66,8 @@ peers_up()
 
 	for c in $CLIENTS; do
 		log_wait "$TMPDIR/s$c.log" "^PEER $c\$"
-		key_pair "$SRV" tun0 "$c" "$(client_ns "$c")" "tun$c" $((10 + c)) \
-			primary 1 "$ALG"
+		key_pair "$SRV" tun0 "$c" "$(client_ns "$c")" "tun$c" \
+			$((10 + c)) primary 1 "$ALG"
 		in_c "$c" ping -q -c 2 -i 0.2 -W 2 5.5.5.1
 	done
 }
@@ -91,7 +91,8 @@ client_ends()
 
 	ntf_listen "$log.c.ntf" 1 in_c "$c"
 	ntf_listen "$log.s.ntf" 1 in_srv
-	bg_start "$log.ping" ip netns exec "$(client_ns "$c")" ping -q -f 5.5.5.1
+	bg_start "$log.ping" ip netns exec "$(client_ns "$c")" \
+		ping -q -f 5.5.5.1
 	flowing "$(client_ns "$c")" "tun$c" $((10 + c))
 	bg_signal "$2" "$TMPDIR/c$c.log"
 	if [ "$2" = USR1 ]; then
@@ -125,7 +126,8 @@ client_netns_deleted()
 
 	ntf_listen "$log.c.ntf" 1 in_c 4
 	ntf_listen "$log.s.ntf" 1 in_srv
-	bg_start "$log.ping" ip netns exec "$(client_ns 4)" ping -6 -q -f fd00:5::1
+	bg_start "$log.ping" ip netns exec "$(client_ns 4)" \
+		ping -6 -q -f fd00:5::1
 	flowing "$(client_ns 4)" tun4 14
 	ip netns del "$(client_ns 4)"
 	bg_stop "$TMPDIR/c4.log"
@@ -245,7 +247,8 @@ device_deleted()
 
 	ntf_listen "$log.s.ntf" 2 in_srv
 	ntf_listen "$log.c.ntf" 1 in_c 5
-	bg_start "$log.ping" ip netns exec "$(client_ns 6)" ping -6 -q -f fd00:5::1
+	bg_start "$log.ping" ip netns exec "$(client_ns 6)" \
+		ping -6 -q -f fd00:5::1
 	flowing "$(client_ns 6)" tun6 16
 	in_srv ip link del tun0
 	ntf_expect "$log.s.ntf" '^ntf peer_del .* id=5 reason=teardown' \

@@ -101,9 +101,10 @@ setup_topology()
 	for c in $CLIENTS; do
 		read -r caddr saddr <<<"$(client_transport "$c")"
 		in_c "$c" "$OVPN_CLI" new_iface "tun$c"
-		start_tracked "$TMPDIR/c$c.log" ip netns exec "$(client_ns "$c")" \
-			"$OVPN_CLI" new_tcp_peer "tun$c" $((10 + c)) "$saddr" \
-			"$SRV_PORT" tx_id "$c" ctrl "$(client_ctrl "$c")" stay
+		start_tracked "$TMPDIR/c$c.log" ip netns exec \
+			"$(client_ns "$c")" "$OVPN_CLI" new_tcp_peer "tun$c" \
+			$((10 + c)) "$saddr" "$SRV_PORT" tx_id "$c" \
+			ctrl "$(client_ctrl "$c")" stay
 		link_up "$(client_ns "$c")" "tun$c" "$(vpn_addr 4 "$c")" \
 			"$(vpn_addr 6 "$c")"
 	done
@@ -135,8 +136,8 @@ all_peers_connected()
 # key_of C SLOT KEY_ID: a key for the server and client C.
 key_of()
 {
-	key_pair "$SRV" tun0 "$1" "$(client_ns "$1")" "tun$1" $((10 + $1)) "$2" "$3" \
-		"$(client_alg "$1")"
+	key_pair "$SRV" tun0 "$1" "$(client_ns "$1")" "tun$1" $((10 + $1)) \
+		"$2" "$3" "$(client_alg "$1")"
 }
 
 install_keys()
@@ -495,7 +496,8 @@ transport_route_loop()
 	in_c 1 ip route del 10.10.1.1/32 dev tun1
 	[ "$(link_dropped "$(client_ns 1)" tun1 tx)" -gt "$drop" ] ||
 		fail "no segment of the connection dropped"
-	echo "tun1 tx_dropped: $drop, then $(link_dropped "$(client_ns 1)" tun1 tx)"
+	echo "tun1 tx_dropped: $drop," \
+		"then $(link_dropped "$(client_ns 1)" tun1 tx)"
 	in_c 1 ping -q -c 3 -i 0.2 -w "$(secs 20)" 5.5.5.1
 }
 

@@ -23,7 +23,7 @@ INJECT=$OVPN_DIR/ip-inject.py
 
 setup_topology()
 {
-	local c caddr saddr
+	local c saddr
 
 	star_links 2 1 2
 	in_srv "$OVPN_CLI" new_iface tun0 mp
@@ -33,13 +33,13 @@ setup_topology()
 		"$PORT" "$TMPDIR/peers" stay
 	link_up "$SRV" tun0 5.5.8.1 fd00:8::1
 	for c in 1 2; do
-		read -r caddr saddr <<<"$(star_transport "$c" 2)"
+		read -r _ saddr <<<"$(star_transport "$c" 2)"
 		in_c "$c" "$OVPN_CLI" new_iface "tun$c"
 		start_ready "$TMPDIR/c$c.log" in_c "$c" "$OVPN_CLI" new_peer \
 			"tun$c" $((10 + c)) $((2000 + c)) "$saddr" "$PORT" \
 			tx_id "$c" stay
-		key_pair "$SRV" tun0 "$c" "$(client_ns "$c")" "tun$c" $((10 + c)) \
-			primary 1 "$ALG"
+		key_pair "$SRV" tun0 "$c" "$(client_ns "$c")" "tun$c" \
+			$((10 + c)) primary 1 "$ALG"
 	done
 	snat_transport 2
 	link_up "$(client_ns 1)" tun1 5.5.8.2
@@ -62,9 +62,9 @@ nft_count()
 # matched the inner flow.
 outer_flow_tracked()
 {
-	local c=$1 fam=$2 caddr saddr all outer
+	local c=$1 fam=$2 saddr all outer
 
-	read -r caddr saddr <<<"$(star_transport "$c" 2)"
+	read -r _ saddr <<<"$(star_transport "$c" 2)"
 	in_c "$c" nft -f - <<-EOF
 	table inet ovpn_t {
 		counter sent { }

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# The "ovpn" family as the kernel's YNL library sees it from
+# Documentation/netlink/specs/ovpn.yaml alone: nothing here encodes an
+# attribute by hand, so every request that works and every reply and
+# notification that decodes proves the spec and the driver agree.
+#
+#   ns "ovpn-ynl-<pid>": tun0 (MP), peer 1 on a UDP socket of this
+#   process, bound to 127.0.0.1:1194, its remote 127.0.0.2:1195.
+#
+# make kselftest-install copies the spec and the YNL library (pyynl) next
+# to this script; in a kernel tree it reads them where they are.
+
+import errno
+import ipaddress
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+KSFT_SKIP = 4
+NS = f'ovpn-ynl-{os.getpid()}'
+SLOW = int(os.environ.get('OVPN_SLOW', '1'))
+CLI = os.environ.get('OVPN_CLI', str(HERE / 'ovpn-cli'))
+REMOTE = '127.0.0.2'
+KEY = bytes(range(32))
+NONCE = bytes(range(0xa0, 0xa8))
+
+
+def skip_all(why):
+    print('TAP version 13')
+    print(f'1..0 # SKIP {why}')
+    sys.exit(KSFT_SKIP)
+
+
+def find(installed, in_tree):
+    """The installed copy next to this script, else the kernel tree's."""
+    for path in (HERE / installed, HERE.parents[3] / in_tree):
+        if path.exists():
+            return path
+    return None
+
+
+ynl_dir = find('pyynl', 'net/ynl/pyynl')
+spec = find('ovpn.yaml', '../Documentation/netlink/specs/ovpn.yaml')
+if os.geteuid() != 0:
+    skip_all('needs root')
+if not ynl_dir or not spec:
+    skip_all('no YNL library or no ovpn.yaml (make kselftest-install)')
+sys.path.insert(0, str(ynl_dir.parent))
+try:
+    # pylint: disable=import-error,wrong-import-position
+    from pyynl.lib import YnlFamily, NlError
+except ImportError as err:
+    skip_all(f'YNL does not load: {err}')
+
+
+class Fail(Exception):
+    """A test point failed; the message says how."""
+
+
+def expect_eq(what, want, got):
+    if want != got:
+        raise Fail(f'{what}: expected {want!r}, got {got!r}')
+
+
+def ipv4(value):
+    """A u32 address as YNL decodes it, for comparison with a string."""
+    return str(ipaddress.IPv4Address(value))
+
+
+class Tunnel:
+    """The device, the peer's socket and the family handle."""
+
+    def __init__(self):
+        subprocess.run(['ip', 'netns', 'add', NS], check=True)
+        fd = os.open(f'/run/netns/{NS}', os.O_RDONLY)
+        # From here on this process, its sockets and what it runs live
+        # in the namespace; it goes with them at exit.
+        os.setns(fd, os.CLONE_NEWNET)
+        os.close(fd)
+        subprocess.run(['ip', 'link', 'set', 'lo', 'up'], check=True)
+        subprocess.run([CLI, 'new_iface', 'tun0', 'mp'], check=True,
+                       stdout=subprocess.DEVNULL)
+        self.ifindex = socket.if_nametoindex('tun0')
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(('127.0.0.1', 1194))
+        # The keepalives go somewhere: no ICMP error comes back.
+        self.remote = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.remote.bind((REMOTE, 1195))
+        self.ynl = YnlFamily(str(spec), schema='')
+
+    def peers(self):
+        return [m['peer'] for m in
+                self.ynl.dump('peer-get', {'ifindex': self.ifindex})]
+
+
+def family_resolves(t):
+    print(f'# family ovpn: id {t.ynl.nlproto.family_id}')
+    expect_eq('family id resolved', True, t.ynl.nlproto.family_id > 0)
+
+
+def peer_new(t):
+    t.ynl.do('peer-new', {'ifindex': t.ifindex, 'peer': {
+        'id': 1, 'socket': t.sock.fileno(),
+        'remote-ipv4': int(ipaddress.IPv4Address(REMOTE)),
+        'remote-port': 1195,
+        'vpn-ipv4': int(ipaddress.IPv4Address('5.5.5.2'))}})
+
+
+def peer_dumped(t):
+    peers = t.peers()
+    expect_eq('peers dumped', 1, len(peers))
+    peer = peers[0]
+    expect_eq('id', 1, peer['id'])
+    expect_eq('remote-ipv4', REMOTE, ipv4(peer['remote-ipv4']))
+    expect_eq('remote-port', 1195, peer['remote-port'])
+    expect_eq('vpn-ipv4', '5.5.5.2', ipv4(peer['vpn-ipv4']))
+    expect_eq('vpn-tx-packets', 0, peer['vpn-tx-packets'])
+
+
+def key_read_back(t):
+    keydir = {'cipher-key': KEY, 'nonce-tail': NONCE}
+    t.ynl.do('key-new', {'ifindex': t.ifindex, 'keyconf': {
+        'peer-id': 1, 'slot': 'primary', 'key-id': 3,
+        'cipher-alg': 'aes-gcm', 'encrypt-dir': keydir,
+        'decrypt-dir': keydir}})
+    key = t.ynl.do('key-get', {'ifindex': t.ifindex, 'keyconf': {
+        'peer-id': 1, 'slot': 'primary'}})['keyconf']
+    print(f'# key-get: {key}')
+    expect_eq('key-id', 3, key['key-id'])
+    expect_eq('cipher-alg', 'aes-gcm', key['cipher-alg'])
+    for secret in ('encrypt-dir', 'decrypt-dir'):
+        if secret in key:
+            raise Fail(f'key-get gave out {secret}')
+
+
+def error_has_extack(t):
+    try:
+        t.ynl.do('peer-new', {'ifindex': t.ifindex, 'peer': {'id': 2}})
+    except NlError as err:
+        print(f'# {err}')
+        expect_eq('errno', errno.EINVAL, err.error)
+        extack = err.nl_msg.extack or {}
+        if 'msg' not in extack and 'miss-type' not in extack:
+            raise Fail(f'no extack message or missing attribute: {extack}')
+        return
+    raise Fail('a peer without a socket was added')
+
+
+def expiry_notified(t):
+    # A socket of its own, as openvpn's listener: YNL binds it to join the
+    # group, which a socket that already sent requests cannot be.
+    listener = YnlFamily(str(spec), schema='')
+    listener.ntf_subscribe('peers')
+    t.ynl.do('peer-set', {'ifindex': t.ifindex, 'peer': {
+        'id': 1, 'keepalive-interval': 1, 'keepalive-timeout': 1}})
+    for ntf in listener.poll_ntf(duration=30 * SLOW):
+        print(f'# {ntf["name"]}: {ntf["msg"]}')
+        if ntf['name'] == 'peer-del-ntf':
+            expect_eq('ifindex', t.ifindex, ntf['msg']['ifindex'])
+            expect_eq('peer', 1, ntf['msg']['peer']['id'])
+            expect_eq('reason', 'expired', ntf['msg']['peer']['del-reason'])
+            expect_eq('peers left', [], t.peers())
+            return
+    raise Fail('no peer-del-ntf within the keepalive timeout')
+
+
+TESTS = [family_resolves, peer_new, peer_dumped, key_read_back,
+         error_has_extack, expiry_notified]
+
+
+def main():
+    failed = 0
+
+    print('TAP version 13')
+    print(f'1..{len(TESTS)}')
+    try:
+        tunnel = Tunnel()
+    except (OSError, subprocess.CalledProcessError, NlError) as err:
+        print(f'# setup: {err}')
+        tunnel = None
+    for n, test in enumerate(TESTS, 1):
+        try:
+            if tunnel is None:
+                raise Fail('no tunnel')
+            test(tunnel)
+            print(f'ok {n} {test.__name__}')
+        # Anything a test raises is its failure, not the script's.
+        except Exception as err:  # pylint: disable=broad-except
+            failed += 1
+            print(f'# {test.__name__}: {type(err).__name__}: {err}')
+            print(f'not ok {n} {test.__name__}')
+    subprocess.run(['ip', 'netns', 'del', NS], check=False)
+    print(f'# totals: pass:{len(TESTS) - failed} fail:{failed} skip:0')
+    sys.exit(1 if failed else 0)
+
+
+main()
