@@ -20,7 +20,7 @@ LAB := ./lab
 
 .PHONY: all modules install uninstall clean
 .PHONY: module check demo conformance conformance-dist ynl-gen root
-.PHONY: upstream-check series dkms
+.PHONY: upstream-check series dkms kunit
 
 all: modules
 
@@ -70,6 +70,10 @@ ynl-gen:
 # netdev's mechanical checks with the driver built in-tree; "0 findings".
 upstream-check:
 	$(LAB) upstream-check
+
+# The driver's KUnit tests on User-Mode Linux.
+kunit:
+	$(LAB) kunit
 
 # The patch series against the lab's linux-source, built patch by patch.
 series:

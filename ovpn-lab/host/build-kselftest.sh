@@ -13,25 +13,11 @@
 
 root=$("$LAB_DIR/root/mkroot.sh")
 tree=$("$LAB_DIR/upstream/ktree.sh")
-work=$(mktemp -d "$OVPN_LAB_CACHE/kselftest.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-mkdir "$work/upper" "$work/work" "$work/merged"
 rm -rf "$REPO_DIR/.build/kselftest"
 mkdir -p "$REPO_DIR/.build"
-
-unshare --mount --propagation private -- /bin/bash -c '
-	set -e
-	lab=$1 root=$2 tree=$3 work=$4
-	mount -t overlay overlay \
-		-o "lowerdir=$tree,upperdir=$work/upper,workdir=$work/work" \
-		"$work/merged"
-	"$lab/upstream/overlay.sh" "$work/merged" >/dev/null
-	. "$lab/host/common.sh"
-	lab_chroot_tree "$root" "$work/merged" /bin/sh -c \
-		"cd /ktree && \
-		 make -s kselftest-install TARGETS=net/ovpn \
-			KSFT_INSTALL_PATH=/src/.build/kselftest"
-' build-kselftest "$LAB_DIR" "$root" "$tree" "$work" >&2 ||
+lab_chroot_overlaid "$root" "$tree" /bin/sh -c "cd /ktree && \
+	make -s kselftest-install TARGETS=net/ovpn \
+		KSFT_INSTALL_PATH=/src/.build/kselftest" >&2 ||
 	lab_die "make kselftest-install TARGETS=net/ovpn failed"
 [ -x "$REPO_DIR/.build/kselftest/run_kselftest.sh" ] ||
 	lab_die "no run_kselftest.sh in .build/kselftest"

@@ -3,7 +3,8 @@
 #
 # The project's test command ("make check"): from a bare Debian machine,
 # build the lab root (cached), build the module for each kernel flavour
-# with W=1, check the UAPI against upstream's, build ovpn-cli, boot each
+# with W=1, check the UAPI against upstream's, build ovpn-cli, run the
+# KUnit tests on User-Mode Linux, boot each
 # flavour and run the selftests in the guest, then prove the lab itself
 # catches a failing assertion and a kernel warning.  Ends with the line
 # "N passed, N failed" and fails if anything failed.
@@ -43,6 +44,10 @@ lab_result $? "upstream-check: $(grep -E '^[0-9]+ findings$' \
 rc=$?
 n=$(grep -c '^ok - ' "$REPO_DIR/.build/series.log")
 lab_result "$rc" "series: $n patches apply, build and pass checkpatch"
+"$LAB_DIR/upstream/kunit.sh" >"$REPO_DIR/.build/kunit.log" 2>&1
+rc=$?
+n=$(grep -o 'Ran [0-9]* tests: passed: [0-9]*' "$REPO_DIR/.build/kunit.log")
+lab_result "$rc" "kunit on User-Mode Linux: ${n:-no tests ran}"
 set -e
 
 for flavour in $flavours; do

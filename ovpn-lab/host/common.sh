@@ -94,6 +94,46 @@ lab_chroot_tree()
 	' "$LAB_DIR/host/common.sh" "$tree" "$root" "$root" "$@"
 }
 
+# lab_chroot_overlaid [-b DIR:PATH] [-f FILE:PATH] ROOT TREE COMMAND...:
+# COMMAND in ROOT with a kernel tree at /ktree: TREE with this repository
+# laid over it (overlay.sh), on a throwaway overlayfs, so that TREE itself
+# is never written.  -b binds the host's DIR at PATH in the tree (a cache
+# that outlives the overlay), -f installs the host's FILE at PATH.
+lab_chroot_overlaid()
+{
+	local bind='' file='' opt OPTIND=1 work rc
+
+	while getopts "b:f:" opt; do
+		case $opt in
+		b) bind=$OPTARG ;;
+		f) file=$OPTARG ;;
+		*) lab_die "lab_chroot_overlaid: bad option" ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	work=$(mktemp -d "$OVPN_LAB_CACHE/overlay.XXXXXX")
+	mkdir "$work/upper" "$work/work" "$work/merged"
+	unshare --mount --propagation private -- /bin/bash -c '
+		set -e
+		root=$1 tree=$2 work=$3 bind=$4 file=$5
+		shift 5
+		. "$0"
+		m=$work/merged
+		mount -t overlay overlay -o "lowerdir=$tree" \
+			-o "upperdir=$work/upper,workdir=$work/work" "$m"
+		"$LAB_DIR/upstream/overlay.sh" "$m" >/dev/null
+		if [ -n "$bind" ]; then
+			mkdir -p "$m/${bind#*:}"
+			mount --bind "${bind%%:*}" "$m/${bind#*:}"
+		fi
+		[ -z "$file" ] || install -D "${file%%:*}" "$m/${file#*:}"
+		lab_chroot_tree "$root" "$m" "$@"
+	' "$LAB_DIR/host/common.sh" "$1" "$2" "$work" "$bind" "$file" "${@:3}"
+	rc=$?
+	rm -rf "$work"
+	return "$rc"
+}
+
 # lab_selftests: the scripts a suite runs, by name alone, as
 # guest/selftests.sh takes them (the guest command's limit, boot.sh, has
 # no room for every full path): the selftests in the order of the

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A key that runs out of packet ids.  The module under test is a variant
-# built with OVPN_PKTID_XMIT_START=0xfffffff0 (the lab's build.sh -x): each
+# whose sender counter starts at 0xfffffff0 (the lab's build.sh -x): each
 # new key hands out ids 0xfffffff1 to 0xffffffff, 15 of them, and the 16th
 # packet finds none.  That packet is dropped, the key leaves its slot and
 # one KEY_SWAP_NTF asks userspace for a new key; later packets find no
@@ -26,7 +26,7 @@ source "$(dirname "$0")/lib.sh"
 if [ -z "${OVPN_KO_PKTID_END:-}" ]; then
 	echo "TAP version 13"
 	echo "1..0 # SKIP no OVPN_KO_PKTID_END: needs ovpn.ko built with" \
-		"OVPN_PKTID_XMIT_START=0xfffffff0 (the lab's build.sh -x)"
+		"a sender counter starting at 0xfffffff0 (the lab's build.sh -x)"
 	exit "$KSFT_SKIP"
 fi
 

@@ -15,23 +15,11 @@
 root=$("$LAB_DIR/root/mkroot.sh")
 tree=$("$LAB_DIR/upstream/ktree.sh")
 sparse=$("$LAB_DIR/upstream/sparse.sh")
-work=$(mktemp -d "$OVPN_LAB_CACHE/intree.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-mkdir "$work/upper" "$work/work" "$work/merged"
 
 t0=$(date +%s)
 set +e
-unshare --mount --propagation private -- /bin/bash -c '
-	set -e
-	lab=$1 root=$2 tree=$3 work=$4 sparse=$5
-	mount -t overlay overlay \
-		-o "lowerdir=$tree,upperdir=$work/upper,workdir=$work/work" \
-		"$work/merged"
-	"$lab/upstream/overlay.sh" "$work/merged"
-	install -D "$sparse" "$work/merged/.ovpn-lab/sparse"
-	. "$lab/host/common.sh"
-	lab_chroot_tree "$root" "$work/merged" /src/ovpn-lab/upstream/intree-check.sh
-' upstream-check "$LAB_DIR" "$root" "$tree" "$work" "$sparse"
+lab_chroot_overlaid -f "$sparse:.ovpn-lab/sparse" "$root" "$tree" \
+	/src/ovpn-lab/upstream/intree-check.sh
 rc=$?
 set -e
 lab_log "upstream check took $(($(date +%s) - t0)) s"

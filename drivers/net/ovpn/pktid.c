@@ -14,17 +14,6 @@
 
 #include "pktid.h"
 
-/*
- * The sender's counter of a new key starts here, its first id being one
- * more.  The selftests build a variant of the module whose new keys start
- * near the end, so that a key runs out of ids after a few packets and the
- * exhaustion path can be tested.  Production builds and the upstream
- * series never define it.
- */
-#ifndef OVPN_PKTID_XMIT_START
-#define OVPN_PKTID_XMIT_START 0
-#endif
-
 /**
  * ovpn_pktid_xmit_init - prepare the sender side of a new key slot
  * @pid: the sender state
@@ -33,7 +22,7 @@
  */
 void ovpn_pktid_xmit_init(struct ovpn_pktid_xmit *pid)
 {
-	atomic64_set(&pid->seq, OVPN_PKTID_XMIT_START);
+	atomic64_set(&pid->seq, 0);
 }
 
 /**
@@ -150,3 +139,7 @@ unlock:
 	spin_unlock_bh(&pr->lock);
 	return ret;
 }
+
+#if IS_ENABLED(CONFIG_OVPN_KUNIT_TEST)
+#include "pktid_kunit.c"
+#endif
