@@ -79,7 +79,7 @@ lab_chroot()
 }
 
 # lab_chroot with a kernel tree of the host (a directory outside the root)
-# bind-mounted at /ktree, writable.
+# bind-mounted at /ktree, writable, with what is mounted below it.
 lab_chroot_tree()
 {
 	local root=$1 tree=$2
@@ -87,7 +87,7 @@ lab_chroot_tree()
 	shift 2
 	mkdir -p "$root/ktree"
 	unshare --mount --propagation private -- /bin/bash -c '
-		mount --bind "$1" "$2/ktree"
+		mount --rbind "$1" "$2/ktree"
 		shift 2
 		. "$0"
 		lab_chroot "$@"
