@@ -56,12 +56,7 @@ setup_topology()
 {
 	lab_is_loaded "$OVPN_KO_PKTID_END" ||
 		fail "the loaded module is not $OVPN_KO_PKTID_END"
-	ns_add "$NA"
-	ns_add "$NB"
-	# IPv4 only: IPv6 housekeeping through the tunnel would use ids.
-	in_a sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	in_b sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	veth_pair "$NA" veth-a 10.10.7.1 "$NB" veth-b 10.10.7.2
+	ipv4_pair "$NA" veth-a 10.10.7.1 "$NB" veth-b 10.10.7.2
 	in_a "$OVPN_CLI" new_iface tun-a
 	in_a "$OVPN_CLI" new_iface tun-s
 	in_b "$OVPN_CLI" new_iface tun-b

@@ -427,6 +427,23 @@ veth_pair()
 	link_up "$4" "$5" "$6"
 }
 
+# ipv4_pair NS1 IFNAME1 ADDR1 NS2 IFNAME2 ADDR2: two namespaces (ns_add)
+# without IPv6, and a veth between them (veth_pair).  An ovpn device would
+# get a random IPv6 link-local address and send router solicitations for
+# as long as no router answers: packets that exact counts and a key's
+# packet ids would see.
+ipv4_pair()
+{
+	local ns
+
+	for ns in "$1" "$4"; do
+		ns_add "$ns" || return
+		ip netns exec "$ns" sysctl -qw \
+			net.ipv6.conf.default.disable_ipv6=1 || return
+	done
+	veth_pair "$@"
+}
+
 # star_transport N V6: the transport addresses of client N of a server
 # with a veth to each client, the client's end first: fd00:N::2 and
 # fd00:N::1 for N in the list V6, else 10.10.N.2 and 10.10.N.1.

@@ -24,14 +24,7 @@ in_nc() { ip netns exec "$NC" "$@"; }
 
 setup_topology()
 {
-	ns_add "$NA"
-	ns_add "$NB"
-	# IPv4 only.  An ovpn device would get a random IPv6 link-local
-	# address, and its router solicitations, sent for as long as no
-	# router answers, would add to exact counts.
-	in_a sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	in_b sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-	veth_pair "$NA" veth-a 10.10.6.1 "$NB" veth-b 10.10.6.2
+	ipv4_pair "$NA" veth-a 10.10.6.1 "$NB" veth-b 10.10.6.2
 	in_a "$OVPN_CLI" new_iface tun-a
 	in_b "$OVPN_CLI" new_iface tun-b
 	start_ready "$TMPDIR/a.log" in_a "$OVPN_CLI" new_peer tun-a 2 3001 \
