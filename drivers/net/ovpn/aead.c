@@ -44,7 +44,7 @@
  *
  * The request comes first: kmalloc() already aligns it as the crypto API
  * wants its context (CRYPTO_MINALIGN is ARCH_KMALLOC_MINALIGN), and the
- * buffer is freed through it by the post function (kfree(crypto_tmp)).
+ * buffer is freed through it (ovpn_aead_request_free()).
  * The IV gets a full alignmask of slack because the scatterlist array
  * only guarantees its own, smaller alignment.
  */
@@ -73,33 +73,6 @@ static struct aead_request *ovpn_aead_tmp_alloc(struct crypto_aead *tfm,
 }
 
 /*
- * What encryption and decryption both need first: the AEAD works in
- * place, so the data must be ours alone, and the packet's single
- * allocation, recorded in the control block for the post function to
- * free.  @nsg receives the scatterlist's size (fragments, AAD, tag).
- */
-static struct aead_request *ovpn_aead_prepare(struct sk_buff *skb,
-					      struct crypto_aead *tfm,
-					      struct scatterlist **sg,
-					      int *nsg, u8 **iv)
-{
-	struct sk_buff *trailer;
-	struct aead_request *req;
-	int nfrags;
-
-	nfrags = skb_cow_data(skb, 0, &trailer);
-	if (unlikely(nfrags < 0))
-		return ERR_PTR(nfrags);
-
-	*nsg = nfrags + 2;
-	req = ovpn_aead_tmp_alloc(tfm, *nsg, sg, iv);
-	if (unlikely(!req))
-		return ERR_PTR(-ENOMEM);
-	ovpn_skb_cb(skb)->crypto_tmp = req;
-	return req;
-}
-
-/*
  * Fill @sg (room for @nsg entries, nsg >= 2 + what skb_cow_data()
  * counted) with the layout described at the top of this file, for @len
  * bytes of text starting at OVPN_DATA_OVERHEAD.  The header must be in
@@ -123,6 +96,52 @@ static int ovpn_aead_map(struct sk_buff *skb, struct scatterlist *sg,
 	return 0;
 }
 
+/*
+ * What both directions do once the header is at skb->data.  The AEAD
+ * works in place, so the data must be ours alone (skb_cow_data(), which
+ * may move it: the header is read after it).  The packet's single
+ * allocation is recorded in the control block for the post function to
+ * free (ovpn_aead_request_free()), on error too.  @tag_len is what the
+ * AEAD counts of the tag as text: all of it to decrypt, none to encrypt.
+ * The completion may run before the AEAD call returns: everything it
+ * reads is set here.
+ */
+static struct aead_request *ovpn_aead_request(const struct ovpn_aead_key *key,
+					      crypto_completion_t done,
+					      struct sk_buff *skb,
+					      unsigned int tag_len)
+{
+	unsigned int len = skb->len - OVPN_DATA_OVERHEAD;
+	struct sk_buff *trailer;
+	struct aead_request *req;
+	struct scatterlist *sg;
+	int nsg, ret;
+	u8 *iv;
+
+	nsg = skb_cow_data(skb, 0, &trailer);
+	if (unlikely(nsg < 0))
+		return ERR_PTR(nsg);
+	nsg += 2;	/* the AAD and the tag */
+
+	req = ovpn_aead_tmp_alloc(key->tfm, nsg, &sg, &iv);
+	if (unlikely(!req))
+		return ERR_PTR(-ENOMEM);
+	ovpn_skb_cb(skb)->crypto_tmp = req;
+
+	memcpy(iv, skb->data + OVPN_OPCODE_SIZE, OVPN_PKTID_SIZE);
+	memcpy(iv + OVPN_PKTID_SIZE, key->nonce_tail, OVPN_NONCE_TAIL_SIZE);
+
+	ret = ovpn_aead_map(skb, sg, nsg, len);
+	if (unlikely(ret))
+		return ERR_PTR(ret);
+
+	aead_request_set_callback(req, 0, done, skb);
+	aead_request_set_crypt(req, sg, sg, len + tag_len, iv);
+	aead_request_set_ad(req, OVPN_AEAD_AAD_SIZE);
+	ovpn_skb_cb(skb)->payload_offset = OVPN_DATA_OVERHEAD;
+	return req;
+}
+
 /**
  * ovpn_aead_encrypt - encrypt one packet
  * @key: the key to encrypt with
@@ -134,8 +153,9 @@ static int ovpn_aead_map(struct sk_buff *skb, struct scatterlist *sg,
  *
  * On success the packet becomes a complete DATA_V2 packet (header, tag,
  * ciphertext) and ovpn_skb_cb(skb)->payload_offset is the offset of the
- * ciphertext.  ovpn_skb_cb(skb)->crypto_tmp is NULL or the buffer the
- * completion must free.
+ * ciphertext.  Whatever the outcome, the completion (or the caller) ends
+ * with ovpn_aead_request_free(); ovpn_skb_cb(skb)->crypto_tmp must be
+ * NULL on entry.
  *
  * Context: softirq or BH disabled.
  * Return: -EINPROGRESS if the crypto layer will call @done; anything else
@@ -146,14 +166,7 @@ int ovpn_aead_encrypt(const struct ovpn_aead_key *key, __be32 opcode,
 		      u32 pktid, crypto_completion_t done,
 		      struct sk_buff *skb)
 {
-	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct aead_request *req;
-	struct scatterlist *sg;
-	unsigned int len;
-	int nsg, ret;
-	u8 *iv;
-
-	cb->crypto_tmp = NULL;
 
 	/*
 	 * Make room for everything the transport will add too, so that a
@@ -162,28 +175,13 @@ int ovpn_aead_encrypt(const struct ovpn_aead_key *key, __be32 opcode,
 	if (unlikely(skb_cow_head(skb, OVPN_HEAD_ROOM)))
 		return -ENOMEM;
 
-	req = ovpn_aead_prepare(skb, key->tfm, &sg, &nsg, &iv);
-	if (IS_ERR(req))
-		return PTR_ERR(req);
-
-	len = skb->len;
 	__skb_push(skb, OVPN_DATA_OVERHEAD);
 	put_unaligned(opcode, (__be32 *)skb->data);
 	put_unaligned_be32(pktid, skb->data + OVPN_OPCODE_SIZE);
 
-	memcpy(iv, skb->data + OVPN_OPCODE_SIZE, OVPN_PKTID_SIZE);
-	memcpy(iv + OVPN_PKTID_SIZE, key->nonce_tail, OVPN_NONCE_TAIL_SIZE);
-
-	ret = ovpn_aead_map(skb, sg, nsg, len);
-	if (unlikely(ret))
-		return ret;
-
-	aead_request_set_callback(req, 0, done, skb);
-	aead_request_set_crypt(req, sg, sg, len, iv);
-	aead_request_set_ad(req, OVPN_AEAD_AAD_SIZE);
-
-	/* The completion may run before crypto_aead_encrypt() returns. */
-	cb->payload_offset = OVPN_DATA_OVERHEAD;
+	req = ovpn_aead_request(key, done, skb, 0);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
 	return crypto_aead_encrypt(req);
 }
 
@@ -196,9 +194,9 @@ int ovpn_aead_encrypt(const struct ovpn_aead_key *key, __be32 opcode,
  *
  * The packet is authenticated and decrypted in place; the header stays,
  * for the completion to read the packet id (replay check) and strip.
- * ovpn_skb_cb(skb)->payload_offset is the offset of the plaintext, and
- * ovpn_skb_cb(skb)->crypto_tmp is NULL or the buffer the completion must
- * free.
+ * ovpn_skb_cb(skb)->payload_offset is the offset of the plaintext.  As
+ * for ovpn_aead_encrypt(), ovpn_aead_request_free() ends it, and
+ * ovpn_skb_cb(skb)->crypto_tmp must be NULL on entry.
  *
  * Context: softirq or BH disabled.
  * Return: -EINPROGRESS if the crypto layer will call @done; anything else
@@ -208,44 +206,34 @@ int ovpn_aead_encrypt(const struct ovpn_aead_key *key, __be32 opcode,
 int ovpn_aead_decrypt(const struct ovpn_aead_key *key,
 		      crypto_completion_t done, struct sk_buff *skb)
 {
-	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct aead_request *req;
-	struct scatterlist *sg;
-	unsigned int len;
-	int nsg, ret;
-	u8 *iv;
-
-	cb->crypto_tmp = NULL;
 
 	/* A data packet carries at least one byte of ciphertext. */
 	if (unlikely(skb->len <= OVPN_DATA_OVERHEAD))
 		return -EINVAL;
-	len = skb->len - OVPN_DATA_OVERHEAD;
-
 	/* AAD and tag are mapped straight from the linear part. */
 	if (unlikely(!pskb_may_pull(skb, OVPN_DATA_OVERHEAD)))
 		return -ENOMEM;
 
-	req = ovpn_aead_prepare(skb, key->tfm, &sg, &nsg, &iv);
+	req = ovpn_aead_request(key, done, skb, OVPN_AUTH_TAG_SIZE);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
-
-	/* skb_cow_data() may have moved the data: read the header now. */
-	memcpy(iv, skb->data + OVPN_OPCODE_SIZE, OVPN_PKTID_SIZE);
-	memcpy(iv + OVPN_PKTID_SIZE, key->nonce_tail, OVPN_NONCE_TAIL_SIZE);
-
-	ret = ovpn_aead_map(skb, sg, nsg, len);
-	if (unlikely(ret))
-		return ret;
-
-	aead_request_set_callback(req, 0, done, skb);
-	/* For decryption the AEAD counts the tag as part of the text. */
-	aead_request_set_crypt(req, sg, sg, len + OVPN_AUTH_TAG_SIZE, iv);
-	aead_request_set_ad(req, OVPN_AEAD_AAD_SIZE);
-
-	/* The completion may run before crypto_aead_decrypt() returns. */
-	cb->payload_offset = OVPN_DATA_OVERHEAD;
 	return crypto_aead_decrypt(req);
+}
+
+/**
+ * ovpn_aead_request_free - free a packet's AEAD request
+ * @skb: the packet, once its encryption or decryption has ended (or
+ *	 failed to start)
+ *
+ * Context: any.
+ */
+void ovpn_aead_request_free(struct sk_buff *skb)
+{
+	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+
+	kfree(cb->crypto_tmp);
+	cb->crypto_tmp = NULL;
 }
 
 /* Crypto API name of @alg, if @keylen is a valid key size for it. */

@@ -58,5 +58,6 @@ int ovpn_aead_encrypt(const struct ovpn_aead_key *key, __be32 opcode,
 		      struct sk_buff *skb);
 int ovpn_aead_decrypt(const struct ovpn_aead_key *key,
 		      crypto_completion_t done, struct sk_buff *skb);
+void ovpn_aead_request_free(struct sk_buff *skb);
 
 #endif /* _NET_OVPN_AEAD_H_ */

@@ -124,6 +124,30 @@ static unsigned int ovpn_crypto_slot_idx(u8 primary_idx,
 	return slot == OVPN_KEY_SLOT_PRIMARY ? primary_idx : !primary_idx;
 }
 
+/*
+ * Put @ks (NULL to empty it) in @slot and kill what was there.  The slot
+ * is picked under cs->lock so that a concurrent swap cannot make this
+ * replace the other key.  Packets holding the old key finish with it: the
+ * kill only drops the slot's initial reference.  Returns whether the slot
+ * held a key.
+ */
+static bool ovpn_crypto_slot_replace(struct ovpn_crypto_state *cs,
+				     enum ovpn_key_slot slot,
+				     struct ovpn_crypto_key_slot *ks)
+{
+	struct ovpn_crypto_key_slot *old;
+	unsigned int idx;
+
+	spin_lock_bh(&cs->lock);
+	idx = ovpn_crypto_slot_idx(cs->primary_idx, slot);
+	old = rcu_replace_pointer(cs->slots[idx], ks,
+				  lockdep_is_held(&cs->lock));
+	spin_unlock_bh(&cs->lock);
+
+	ovpn_crypto_key_slot_kill(old);
+	return old;
+}
+
 /**
  * ovpn_crypto_state_init - prepare the key slots of a new peer
  * @cs: the crypto state
@@ -178,20 +202,13 @@ int ovpn_crypto_key_install(struct ovpn_crypto_state *cs,
 			    enum ovpn_key_slot slot,
 			    const struct ovpn_key_config *kc)
 {
-	struct ovpn_crypto_key_slot *new, *old;
-	unsigned int idx;
+	struct ovpn_crypto_key_slot *ks;
 
-	new = ovpn_crypto_key_slot_new(kc);
-	if (IS_ERR(new))
-		return PTR_ERR(new);
+	ks = ovpn_crypto_key_slot_new(kc);
+	if (IS_ERR(ks))
+		return PTR_ERR(ks);
 
-	spin_lock_bh(&cs->lock);
-	idx = ovpn_crypto_slot_idx(cs->primary_idx, slot);
-	old = rcu_replace_pointer(cs->slots[idx], new,
-				  lockdep_is_held(&cs->lock));
-	spin_unlock_bh(&cs->lock);
-
-	ovpn_crypto_key_slot_kill(old);
+	ovpn_crypto_slot_replace(cs, slot, ks);
 	return 0;
 }
 
@@ -206,17 +223,7 @@ int ovpn_crypto_key_install(struct ovpn_crypto_state *cs,
 bool ovpn_crypto_key_delete(struct ovpn_crypto_state *cs,
 			    enum ovpn_key_slot slot)
 {
-	struct ovpn_crypto_key_slot *old;
-	unsigned int idx;
-
-	spin_lock_bh(&cs->lock);
-	idx = ovpn_crypto_slot_idx(cs->primary_idx, slot);
-	old = rcu_replace_pointer(cs->slots[idx], NULL,
-				  lockdep_is_held(&cs->lock));
-	spin_unlock_bh(&cs->lock);
-
-	ovpn_crypto_key_slot_kill(old);
-	return old;
+	return ovpn_crypto_slot_replace(cs, slot, NULL);
 }
 
 /**

@@ -124,9 +124,7 @@ static void ovpn_decrypt_post(void *data, int ret)
 	__be16 proto;
 	u32 pktid;
 
-	/* The AEAD request is done with. */
-	kfree(cb->crypto_tmp);
-	cb->crypto_tmp = NULL;
+	ovpn_aead_request_free(skb);
 
 	if (unlikely(ret)) {
 		net_dbg_ratelimited("%s: peer %u: packet not authentic: %d\n",
@@ -246,9 +244,7 @@ static void ovpn_encrypt_post(void *data, int ret)
 	struct ovpn_crypto_key_slot *ks = cb->ks;
 	struct ovpn_peer *peer = cb->peer;
 
-	/* The AEAD request is done with. */
-	kfree(cb->crypto_tmp);
-	cb->crypto_tmp = NULL;
+	ovpn_aead_request_free(skb);
 
 	if (unlikely(ret == -ERANGE)) {
 		/* Packet ids exhausted: this key must never encrypt again. */

@@ -369,17 +369,57 @@ static void ovpn_nl_peer_config(struct nlattr **attrs,
 	}
 }
 
-/* The socket a PEER_NEW names, held until the request is done. */
-static struct socket *ovpn_nl_peer_sockfd(struct genl_info *info,
-					  struct nlattr *attr)
+/*
+ * Everything of a PEER_NEW (@set false) or PEER_SET request that can be
+ * refused before a peer, a socket or a bind is touched, parsed into @cfg
+ * (all but the bind).  Return: 0 or a negative errno, with an extack
+ * message.
+ */
+static int ovpn_nl_peer_parse(struct ovpn_priv *ovpn, struct genl_info *info,
+			      bool set, struct nlattr **attrs,
+			      struct ovpn_peer_config *cfg)
 {
+	int ret;
+
+	ret = ovpn_nl_parse_peer(info, set ? ovpn_peer_set_input_nl_policy :
+					     ovpn_peer_new_input_nl_policy,
+				 attrs) ?:
+	      ovpn_nl_peer_precheck(ovpn, info, attrs) ?:
+	      ovpn_nl_check_vpn_addrs(info, attrs, set);
+	if (ret)
+		return ret;
+	ovpn_nl_peer_config(attrs, cfg);
+	if (!set && ovpn->mode == OVPN_MODE_MP && !cfg->has_vpn_ipv4 &&
+	    !cfg->has_vpn_ipv6) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "an MP peer needs a VPN IPv4 or IPv6 address");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The socket a PEER_NEW names, held until the request is done.  Return:
+ * the socket or an ERR_PTR, with an extack message.
+ */
+static struct socket *ovpn_nl_peer_sockfd(struct genl_info *info,
+					  struct nlattr **attrs)
+{
+	struct nlattr *attr = attrs[OVPN_A_PEER_SOCKET];
 	struct socket *sock;
 	int err;
 
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[OVPN_A_PEER], attrs,
+			      OVPN_A_PEER_SOCKET)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing socket");
+		return ERR_PTR(-EINVAL);
+	}
 	sock = sockfd_lookup(nla_get_u32(attr), &err);
-	if (!sock)
+	if (!sock) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attr,
 				    "not a socket descriptor");
+		return ERR_PTR(-ENOTSOCK);
+	}
 	return sock;
 }
 
@@ -492,30 +532,13 @@ int ovpn_nl_peer_new_doit(struct sk_buff *skb, struct genl_info *info)
 	struct socket *sock;
 	int ret;
 
-	ret = ovpn_nl_parse_peer(info, ovpn_peer_new_input_nl_policy, attrs);
+	ret = ovpn_nl_peer_parse(ovpn, info, false, attrs, &cfg);
 	if (ret)
 		return ret;
-	ret = ovpn_nl_peer_precheck(ovpn, info, attrs) ?:
-	      ovpn_nl_check_vpn_addrs(info, attrs, false);
-	if (ret)
-		return ret;
-	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[OVPN_A_PEER], attrs,
-			      OVPN_A_PEER_SOCKET)) {
-		NL_SET_ERR_MSG_MOD(info->extack, "missing socket");
-		return -EINVAL;
-	}
-	sock = ovpn_nl_peer_sockfd(info, attrs[OVPN_A_PEER_SOCKET]);
-	if (!sock)
-		return -ENOTSOCK;
+	sock = ovpn_nl_peer_sockfd(info, attrs);
+	if (IS_ERR(sock))
+		return PTR_ERR(sock);
 
-	ovpn_nl_peer_config(attrs, &cfg);
-	if (ovpn->mode == OVPN_MODE_MP && !cfg.has_vpn_ipv4 &&
-	    !cfg.has_vpn_ipv6) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "an MP peer needs a VPN IPv4 or IPv6 address");
-		ret = -EINVAL;
-		goto out;
-	}
 	cfg.bind = ovpn_nl_peer_new_bind(info, attrs, sock);
 	if (IS_ERR(cfg.bind)) {
 		ret = PTR_ERR(cfg.bind);
@@ -545,11 +568,7 @@ int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct ovpn_bind *bind;
 	int ret;
 
-	ret = ovpn_nl_parse_peer(info, ovpn_peer_set_input_nl_policy, attrs);
-	if (ret)
-		return ret;
-	ret = ovpn_nl_peer_precheck(ovpn, info, attrs) ?:
-	      ovpn_nl_check_vpn_addrs(info, attrs, true);
+	ret = ovpn_nl_peer_parse(ovpn, info, true, attrs, &cfg);
 	if (ret)
 		return ret;
 
@@ -569,7 +588,6 @@ int ovpn_nl_peer_set_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -EINVAL;
 		goto out;
 	}
-	ovpn_nl_peer_config(attrs, &cfg);
 	cfg.bind = ovpn_nl_bind_fits(info, attrs, bind, peer->sock->sk);
 	if (IS_ERR(cfg.bind)) {
 		ret = PTR_ERR(cfg.bind);

@@ -544,6 +544,20 @@ drop:
 }
 
 /*
+ * A callback that finds no attachment raced with the detach, which puts
+ * the socket's own callbacks back before it clears sk_user_data: hand the
+ * event to @next, the one now in its field.  Nothing orders the read of
+ * that field after that of sk_user_data, so @next may still be this
+ * callback, @self: never call it again from itself.
+ */
+static void ovpn_tcp_pass_on(struct sock *sk, void (*next)(struct sock *sk),
+			     void (*self)(struct sock *sk))
+{
+	if (next != self)
+		next(sk);
+}
+
+/*
  * sk_data_ready: new bytes on the stream.  Called by TCP under the socket
  * lock; only installed while the attachment is active, and detaching
  * takes the socket lock, so the attachment is valid here.
@@ -552,15 +566,12 @@ static void ovpn_tcp_data_ready(struct sock *sk)
 {
 	struct ovpn_socket *ovpn_sock;
 
-	void (*restored)(struct sock *sk);
-
 	rcu_read_lock();
 	ovpn_sock = rcu_dereference_sk_user_data(sk);
 	if (unlikely(!ovpn_sock)) {
 		/* Raced with the detach: hand over to what it put back. */
-		restored = READ_ONCE(sk->sk_data_ready);
-		if (restored != ovpn_tcp_data_ready)
-			restored(sk);
+		ovpn_tcp_pass_on(sk, READ_ONCE(sk->sk_data_ready),
+				 ovpn_tcp_data_ready);
 	} else if (!test_bit(OVPN_TCP_RX_BROKEN,
 			     &ovpn_tcp_of(ovpn_sock)->flags)) {
 		strp_data_ready(&ovpn_tcp_of(ovpn_sock)->strp);
@@ -571,15 +582,13 @@ static void ovpn_tcp_data_ready(struct sock *sk)
 /* sk_write_space: room in the send buffer for the rest of the records. */
 static void ovpn_tcp_write_space(struct sock *sk)
 {
-	void (*restored)(struct sock *sk);
 	struct ovpn_socket *ovpn_sock;
 
 	rcu_read_lock();
 	ovpn_sock = rcu_dereference_sk_user_data(sk);
 	if (unlikely(!ovpn_sock)) {
-		restored = READ_ONCE(sk->sk_write_space);
-		if (restored != ovpn_tcp_write_space)
-			restored(sk);
+		ovpn_tcp_pass_on(sk, READ_ONCE(sk->sk_write_space),
+				 ovpn_tcp_write_space);
 		rcu_read_unlock();
 		return;
 	}
@@ -620,15 +629,13 @@ static void ovpn_tcp_release_cb(struct sock *sk)
  */
 static void ovpn_tcp_state_change(struct sock *sk)
 {
-	void (*restored)(struct sock *sk);
 	struct ovpn_socket *ovpn_sock;
 
 	rcu_read_lock();
 	ovpn_sock = rcu_dereference_sk_user_data(sk);
 	if (unlikely(!ovpn_sock)) {
-		restored = READ_ONCE(sk->sk_state_change);
-		if (restored != ovpn_tcp_state_change)
-			restored(sk);
+		ovpn_tcp_pass_on(sk, READ_ONCE(sk->sk_state_change),
+				 ovpn_tcp_state_change);
 	} else {
 		ovpn_tcp_of(ovpn_sock)->saved_state_change(sk);
 		if (ovpn_tcp_ended(sk))
