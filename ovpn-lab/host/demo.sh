@@ -19,17 +19,12 @@ udp|tcp) ;;
 *) lab_die "usage: demo.sh [udp|tcp]" ;;
 esac
 
-root=$("$LAB_DIR/root/mkroot.sh")
 ko=$("$LAB_DIR/host/build.sh" amd64)
-mkdir -p "$REPO_DIR/.build"
-lab_chroot "$root" /bin/sh -c "cd /src/tools/testing/selftests/net/ovpn && \
-	cc -O2 -Wall -I/src/include/uapi \
-	\$(pkg-config --cflags libnl-3.0 libnl-genl-3.0) -o /src/.build/ovpn-cli \
-	ovpn-cli.c \$(pkg-config --libs libnl-3.0 libnl-genl-3.0)"
+cli=$("$LAB_DIR/host/build-cli.sh")
 
 out=.build/out/demo
 set +e
-"$LAB_DIR/host/boot.sh" -o "$out" -- OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli \
+"$LAB_DIR/host/boot.sh" -o "$out" -- OVPN_KO=/src/$ko OVPN_CLI=/src/$cli \
 	OVPN_DEMO_SECS="${OVPN_DEMO_SECS:-10}" \
 	ovpn-lab/guest/demo.sh "$proto" 2>/dev/null | grep '^demo: '
 rc=${PIPESTATUS[0]}
