@@ -7,7 +7,9 @@ make kselftest-install copies the spec and the YNL library (pyynl) next
 to the scripts; in a kernel tree they are read where they are.
 """
 
+import ipaddress
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +65,25 @@ def family():
 def cli(*args):
     """ovpn-cli with ARGS, its output dropped; it must succeed."""
     subprocess.run([CLI, *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def tcp_attach(ifname, peer_id, vpn=None):
+    """A TCP connection over the loopback, one end attached to IFNAME as
+    peer PEER_ID, with the IPv4 address VPN if given: that end, the other
+    one and the error of PEER_NEW ('' for none)."""
+    with socket.create_server(('127.0.0.1', 0)) as lsn:
+        sock = socket.create_connection(lsn.getsockname())
+        other, _ = lsn.accept()
+    peer = {'id': int(peer_id), 'socket': sock.fileno()}
+    if vpn:
+        peer['vpn-ipv4'] = int(ipaddress.ip_address(vpn))
+    try:
+        with family() as ynl:
+            ynl.do('peer-new', {'ifindex': socket.if_nametoindex(ifname),
+                                'peer': peer})
+    except NlError as err:
+        return sock, other, str(err)
+    return sock, other, ''
 
 
 def enter_netns(name):
