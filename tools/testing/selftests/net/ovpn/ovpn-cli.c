@@ -3034,161 +3034,73 @@ out:
 	return ret;
 }
 
+/* name, handler, least and most arguments, their synopsis, help */
+#define CLI_CMD(_name, _fn, _min, _max, _args, _help) \
+	{ .name = _name, .handler = _fn, .min_args = _min, \
+	  .max_args = _max, .args = _args, .help = _help }
+
 static const struct cli_cmd cli_cmds[] = {
-	{
-		.name = "new_iface",
-		.args = "<ifname> [p2p|mp|<number>]",
-		.min_args = 1,
-		.max_args = 2,
-		.handler = cli_new_iface,
-	},
-	{
-		.name = "del_iface",
-		.args = "<ifname>",
-		.min_args = 1,
-		.max_args = 1,
-		.handler = cli_del_iface,
-	},
-	{
-		.name = "get_mode",
-		.args = "<ifname>",
-		.min_args = 1,
-		.max_args = 1,
-		.handler = cli_get_mode,
-	},
-	{
-		.name = "family",
-		.args = "",
-		.min_args = 0,
-		.max_args = 0,
-		.handler = cli_family,
-	},
-	{
-		.name = "cmd",
-		.args = "<CMD> [ifindex <n> | ifname <name>] [dump]",
-		.min_args = 1,
-		.max_args = 4,
-		.handler = cli_genl_cmd,
-	},
-	{
-		.name = "new_peer",
-		.args = "<ifname> <peer_id> <lport> <raddr> <rport> [options]",
-		.help = "options: vpn <addr> (once per family), tx_id <n>,\n"
-			"  local <addr>, keepalive <interval> <timeout>,\n"
-			"  mark <n>, stay\n"
-			"prints READY <port>; stay: then CTRL <len> <hex> for\n"
-			"each datagram received, until SIGTERM or SIGINT",
-		.min_args = 5,
-		.max_args = INT_MAX,
-		.handler = cli_new_peer,
-	},
-	{
-		.name = "new_multi_peer",
-		.args = "<ifname> <lport> <peers_file> [mark <n>] [stay]",
-		.help = "peers_file lines: <peer_id> <raddr> <rport> <vpn4|->\n"
-			"  <vpn6|-> [tx_id]; output as new_peer",
-		.min_args = 3,
-		.max_args = 6,
-		.handler = cli_new_multi_peer,
-	},
-	{
-		.name = "new_tcp_peer",
-		.args = "<ifname> <peer_id> <raddr> <rport> [options]",
-		.help = "options: vpn <addr> (once per family), tx_id <n>,\n"
-			"  keepalive <interval> <timeout>, ctrl <hex>, stay\n"
-			"connects to raddr:rport and adds the peer on that\n"
-			"  socket; ctrl: then sends it one control record,\n"
-			"  the payload <hex> after its 2-byte length;\n"
-			"prints READY <local port>; stay: then\n"
-			"  CTRL <len> <hex> a record received (length prefix\n"
-			"  included, 64 bytes shown), EOF at its end, CLOSED\n"
-			"  once SIGUSR1 closed the socket, SHUT once SIGUSR2\n"
-			"  shut its sending side down; until SIGTERM or SIGINT",
-		.min_args = 4,
-		.max_args = INT_MAX,
-		.handler = cli_new_tcp_peer,
-	},
-	{
-		.name = "tcp_listen",
-		.args = "<ifname> <lport> <peers_file> [ctrl <hex>] [stay]",
-		.help = "peers_file lines: <peer_id> <raddr> <vpn4|->\n"
-			"  <vpn6|-> [tx_id], raddr the source of its connection;\n"
-			"listens on 0.0.0.0 and [::], prints READY <lport>,\n"
-			"  then PEER <peer_id> a peer added (UNKNOWN <addr>\n"
-			"  on stderr for a stranger), leaving once all are in;\n"
-			"stay: also CTRL <peer_id> <len> <hex>, EOF <peer_id>\n"
-			"  CLOSED and SHUT as new_tcp_peer, until SIGTERM or\n"
-			"  SIGINT",
-		.min_args = 3,
-		.max_args = 6,
-		.handler = cli_tcp_listen_cmd,
-	},
-	{
-		.name = "set_peer",
-		.args = "<ifname> <peer_id> [options]",
-		.help = "options: remote <addr> <port>, vpn <addr>,\n"
-			"  keepalive <interval> <timeout>, tx_id <n>,\n"
-			"  local <addr>",
-		.min_args = 2,
-		.max_args = INT_MAX,
-		.handler = cli_set_peer,
-	},
-	{
-		.name = "del_peer",
-		.args = "<ifname> <peer_id>",
-		.min_args = 2,
-		.max_args = 2,
-		.handler = cli_del_peer,
-	},
-	{
-		.name = "get_peer",
-		.args = "<ifname> [peer_id]",
-		.help = "one \"peer key=value...\" line a peer; all without id",
-		.min_args = 1,
-		.max_args = 2,
-		.handler = cli_get_peer,
-	},
-	{
-		.name = "new_key",
-		.args =
-			"<ifname> <peer_id> <slot> <key_id> <cipher> <dir> <file> [opts]",
-		.help = "slot: primary or secondary; key_id: 0 to 7;\n"
-			"cipher: aes128, aes192, aes256, chachapoly or none;\n"
-			"dir: 0 or 1; file: see the source;\n"
-			"opts: key_len <n>, nonce_len <n>",
-		.min_args = 7,
-		.max_args = INT_MAX,
-		.handler = cli_new_key,
-	},
-	{
-		.name = "get_key",
-		.args = "<ifname> <peer_id> <primary|secondary>",
-		.min_args = 3,
-		.max_args = 3,
-		.handler = cli_get_key,
-	},
-	{
-		.name = "swap_keys",
-		.args = "<ifname> <peer_id>",
-		.min_args = 2,
-		.max_args = 2,
-		.handler = cli_swap_keys,
-	},
-	{
-		.name = "del_key",
-		.args = "<ifname> <peer_id> <primary|secondary>",
-		.min_args = 3,
-		.max_args = 3,
-		.handler = cli_del_key,
-	},
-	{
-		.name = "listen_mcast",
-		.args = "[seconds] [count <n>]",
-		.help = "prints READY, then a \"ntf ...\" line a notification",
-		.min_args = 0,
-		.max_args = 3,
-		.handler = cli_listen_mcast,
-	},
+	CLI_CMD("new_iface", cli_new_iface, 1, 2, "<ifname> [p2p|mp|<number>]",
+		NULL),
+	CLI_CMD("del_iface", cli_del_iface, 1, 1, "<ifname>", NULL),
+	CLI_CMD("get_mode", cli_get_mode, 1, 1, "<ifname>", NULL),
+	CLI_CMD("family", cli_family, 0, 0, "", NULL),
+	CLI_CMD("cmd", cli_genl_cmd, 1, 4,
+		"<CMD> [ifindex <n> | ifname <name>] [dump]", NULL),
+	CLI_CMD("new_peer", cli_new_peer, 5, INT_MAX,
+		"<ifname> <peer_id> <lport> <raddr> <rport> [options]",
+		"options: vpn <addr> (once per family), tx_id <n>,\n"
+		"  local <addr>, keepalive <interval> <timeout>,\n"
+		"  mark <n>, stay\n"
+		"prints READY <port>; stay: then CTRL <len> <hex> for\n"
+		"each datagram received, until SIGTERM or SIGINT"),
+	CLI_CMD("new_multi_peer", cli_new_multi_peer, 3, 6,
+		"<ifname> <lport> <peers_file> [mark <n>] [stay]",
+		"peers_file lines: <peer_id> <raddr> <rport> <vpn4|->\n"
+		"  <vpn6|-> [tx_id]; output as new_peer"),
+	CLI_CMD("new_tcp_peer", cli_new_tcp_peer, 4, INT_MAX,
+		"<ifname> <peer_id> <raddr> <rport> [options]",
+		"options: vpn <addr> (once per family), tx_id <n>,\n"
+		"  keepalive <interval> <timeout>, ctrl <hex>, stay\n"
+		"connects to raddr:rport and adds the peer on that\n"
+		"  socket; ctrl: then sends it one control record,\n"
+		"  the payload <hex> after its 2-byte length;\n"
+		"prints READY <local port>; stay: then\n"
+		"  CTRL <len> <hex> a record received (length prefix\n"
+		"  included, 64 bytes shown), EOF at its end, CLOSED\n"
+		"  once SIGUSR1 closed the socket, SHUT once SIGUSR2\n"
+		"  shut its sending side down; until SIGTERM or SIGINT"),
+	CLI_CMD("tcp_listen", cli_tcp_listen_cmd, 3, 6,
+		"<ifname> <lport> <peers_file> [ctrl <hex>] [stay]",
+		"peers_file lines: <peer_id> <raddr> <vpn4|->\n"
+		"  <vpn6|-> [tx_id], raddr the source of its connection;\n"
+		"listens on 0.0.0.0 and [::], prints READY <lport>,\n"
+		"  then PEER <peer_id> a peer added (UNKNOWN <addr>\n"
+		"  on stderr for a stranger), leaving once all are in;\n"
+		"stay: also CTRL <peer_id> <len> <hex>, EOF <peer_id>\n"
+		"  CLOSED and SHUT as new_tcp_peer, until SIGTERM or\n"
+		"  SIGINT"),
+	CLI_CMD("set_peer", cli_set_peer, 2, INT_MAX,
+		"<ifname> <peer_id> [options]",
+		"options: remote <addr> <port>, vpn <addr>,\n"
+		"  keepalive <interval> <timeout>, tx_id <n>,\n"
+		"  local <addr>"),
+	CLI_CMD("del_peer", cli_del_peer, 2, 2, "<ifname> <peer_id>", NULL),
+	CLI_CMD("get_peer", cli_get_peer, 1, 2, "<ifname> [peer_id]",
+		"one \"peer key=value...\" line a peer; all without id"),
+	CLI_CMD("new_key", cli_new_key, 7, INT_MAX,
+		"<ifname> <peer_id> <slot> <key_id> <cipher> <dir> <file> [opts]",
+		"slot: primary or secondary; key_id: 0 to 7;\n"
+		"cipher: aes128, aes192, aes256, chachapoly or none;\n"
+		"dir: 0 or 1; file: see the source;\n"
+		"opts: key_len <n>, nonce_len <n>"),
+	CLI_CMD("get_key", cli_get_key, 3, 3,
+		"<ifname> <peer_id> <primary|secondary>", NULL),
+	CLI_CMD("swap_keys", cli_swap_keys, 2, 2, "<ifname> <peer_id>", NULL),
+	CLI_CMD("del_key", cli_del_key, 3, 3,
+		"<ifname> <peer_id> <primary|secondary>", NULL),
+	CLI_CMD("listen_mcast", cli_listen_mcast, 0, 3, "[seconds] [count <n>]",
+		"prints READY, then a \"ntf ...\" line a notification"),
 };
 
 static void cli_help(FILE *out)
