@@ -133,6 +133,7 @@ class Ctx:
         cli('new_iface', 'ovp', 'p2p')
         self.ynl = family()
         self.sock1 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock1.bind(('0.0.0.0', 0))
 
     def num(self, name, space='peer'):
         """The number of attribute NAME, for a request that has no name
