@@ -96,9 +96,9 @@ pings()
 # at once, goes with that socket.
 sentinel()
 {
-	expect_eq "sentinel peer $1" OK \
-		"$(in_a "$OVPN_CLI" raw peer_new ifname tun-s nest:2 \
-		   1:u32:"$1" 6:sock:udp4 2:ip:10.10.7.2 5:be16:3099 end)"
+	expect_eq "sentinel peer $1" READY \
+		"$(in_a "$OVPN_CLI" new_peer tun-s "$1" 0 10.10.7.2 3099 |
+		   cut -d' ' -f1)"
 }
 
 # exhaust KEY_ID PINGERS: a sends $SENT echo requests with its primary

@@ -83,8 +83,6 @@
 #define CLI_LINE_MAX		1024
 #define CLI_VALUE_MAX		128
 #define CLI_MSG_SLACK		128
-#define CLI_RAW_DEPTH		16
-#define CLI_RAW_HEX_MAX		2048
 #define CLI_CTRL_SHOW		8
 #define CLI_PEER_COLS		6
 
@@ -271,58 +269,6 @@ static const struct {
 	{ "key_len", 1, CLI_OPT_KEY_LEN },
 	{ "nonce_len", 1, CLI_OPT_NONCE_LEN },
 	{ "ctrl", 1, CLI_OPT_CTRL },
-};
-
-/* the kinds of socket of the raw "sock" type, in this order */
-enum {
-	CLI_SOCK_UDP4,
-	CLI_SOCK_UDP6,
-	CLI_SOCK_TCP4,
-	CLI_SOCK_TCP4_LISTEN,
-	CLI_SOCK_TCP4_CONNECTED,
-	CLI_SOCK_UNIX,
-	CLI_SOCK_CLOSED,
-};
-
-static const char * const cli_sock_names[] = {
-	[CLI_SOCK_UDP4] = "udp4",
-	[CLI_SOCK_UDP6] = "udp6",
-	[CLI_SOCK_TCP4] = "tcp4",
-	[CLI_SOCK_TCP4_LISTEN] = "tcp4-listen",
-	[CLI_SOCK_TCP4_CONNECTED] = "tcp4-connected",
-	[CLI_SOCK_UNIX] = "unix",
-	[CLI_SOCK_CLOSED] = "closed",
-};
-
-enum cli_raw_kind {
-	CLI_RAW_INT,
-	CLI_RAW_STR,
-	CLI_RAW_HEX,
-	CLI_RAW_IP,
-	CLI_RAW_SOCK,
-	CLI_RAW_FLAG,
-};
-
-/* value types of the raw request builder */
-static const struct {
-	const char *name;
-	enum cli_raw_kind kind;
-	unsigned int size;
-	bool be;
-	bool sign;
-} cli_raw_types[] = {
-	{ "u8", CLI_RAW_INT, 1, false, false },
-	{ "u16", CLI_RAW_INT, 2, false, false },
-	{ "u32", CLI_RAW_INT, 4, false, false },
-	{ "u64", CLI_RAW_INT, 8, false, false },
-	{ "s32", CLI_RAW_INT, 4, false, true },
-	{ "be16", CLI_RAW_INT, 2, true, false },
-	{ "be32", CLI_RAW_INT, 4, true, false },
-	{ "str", CLI_RAW_STR, 0, false, false },
-	{ "hex", CLI_RAW_HEX, 0, false, false },
-	{ "ip", CLI_RAW_IP, 0, false, false },
-	{ "sock", CLI_RAW_SOCK, 0, false, false },
-	{ "flag", CLI_RAW_FLAG, 0, false, false },
 };
 
 /**
@@ -583,16 +529,6 @@ struct cli_listen {
 	unsigned long count;
 };
 
-/**
- * struct cli_raw - nests left open by the raw request builder
- * @nests: the open nests, innermost last
- * @depth: entries in @nests
- */
-struct cli_raw {
-	struct nlattr *nests[CLI_RAW_DEPTH];
-	unsigned int depth;
-};
-
 struct cli_cmd {
 	const char *name;
 	const char *args;
@@ -625,28 +561,6 @@ static int parse_uint(const char *str, unsigned long max, unsigned long *val)
 
 	errno = 0;
 	*val = strtoul(str, &end, 10);
-	if (errno || *end || *val > max)
-		return -1;
-
-	return 0;
-}
-
-/* Decimal, or hex after "0x", no sign, no blanks, at most @max. */
-static int parse_num(const char *str, unsigned long long max,
-		     unsigned long long *val)
-{
-	int base = 10;
-	char *end;
-
-	if (str[0] == '0' && (str[1] == 'x' || str[1] == 'X')) {
-		base = 16;
-		str += 2;
-	}
-	if (!isxdigit((unsigned char)str[0]))
-		return -1;
-
-	errno = 0;
-	*val = strtoull(str, &end, base);
 	if (errno || *end || *val > max)
 		return -1;
 
@@ -1391,15 +1305,12 @@ static int cli_parse_genl_cmd(const char *str, unsigned int *cmd)
 	return 0;
 }
 
-/*
- * Open a nested attribute by hand, so that NLA_F_NESTED is there whatever
- * libnl does, or not there when a test wants to see that refused.
- */
-static struct nlattr *cli_nest_start(struct nl_msg *msg, int type, bool flag)
+/* A nested attribute opened by hand, NLA_F_NESTED set whatever libnl does. */
+static struct nlattr *cli_nest_start(struct nl_msg *msg, int type)
 {
 	struct nlattr *start = nlmsg_tail(nlmsg_hdr(msg));
 
-	if (nla_put(msg, type | (flag ? NLA_F_NESTED : 0), 0, NULL) < 0)
+	if (nla_put(msg, type | NLA_F_NESTED, 0, NULL) < 0)
 		return NULL;
 
 	return start;
@@ -1979,7 +1890,7 @@ static struct nl_msg *cli_nest_body(int type,
 	if (!body)
 		return NULL;
 
-	nest = cli_nest_start(body, type, true);
+	nest = cli_nest_start(body, type);
 	if (!nest || put(body, arg) < 0) {
 		nlmsg_free(body);
 		return NULL;
@@ -2866,7 +2777,7 @@ static int cli_read_key_file(const char *path, struct cli_key *k)
 static int cli_put_keydir(struct nl_msg *msg, int type,
 			  const struct cli_key *k, int which)
 {
-	struct nlattr *dir = cli_nest_start(msg, type, true);
+	struct nlattr *dir = cli_nest_start(msg, type);
 
 	if (!dir ||
 	    nla_put(msg, OVPN_A_KEYDIR_CIPHER_KEY, k->o.key_len,
@@ -2997,233 +2908,6 @@ static int cli_del_key(const struct cli_cmd *cmd, int argc, char **argv)
 	return cli_key_request(&req, &k);
 }
 
-/* raw requests */
-
-/* An integer of the size and byte order of @t. */
-static int cli_raw_int(struct nl_msg *msg, int num, unsigned int t,
-		       const char *val)
-{
-	unsigned int size = cli_raw_types[t].size;
-	unsigned long long max = ULLONG_MAX >> (64 - 8 * size), v;
-	bool neg = cli_raw_types[t].sign && val[0] == '-';
-	union {
-		__u8 u8;
-		__u16 u16;
-		__u32 u32;
-		__u64 u64;
-	} u;
-
-	if (cli_raw_types[t].sign)
-		max = (max >> 1) + neg;
-	if (parse_num(val + neg, max, &v))
-		return -1;
-	if (neg)
-		v = -v;
-
-	if (size == sizeof(u.u8))
-		u.u8 = v;
-	else if (size == sizeof(u.u16))
-		u.u16 = cli_raw_types[t].be ? htons(v) : v;
-	else if (size == sizeof(u.u32))
-		u.u32 = cli_raw_types[t].be ? htonl(v) : v;
-	else
-		u.u64 = v;
-
-	/* every member starts the union */
-	return nla_put(msg, num, size, &u);
-}
-
-static int cli_tcp_listener(in_addr_t addr, struct sockaddr_in *sin)
-{
-	socklen_t len = sizeof(*sin);
-	int fd;
-
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = htonl(addr);
-
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)sin, sizeof(*sin)) ||
-	    listen(fd, 1) || getsockname(fd, (struct sockaddr *)sin, &len))
-		return -1;
-
-	return fd;
-}
-
-/* The listener stays open: the connection needs nobody to accept it. */
-static int cli_tcp_connected(void)
-{
-	struct sockaddr_in sin;
-	int fd;
-
-	if (cli_tcp_listener(INADDR_LOOPBACK, &sin) < 0)
-		return -1;
-
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
-		return -1;
-
-	return fd;
-}
-
-/*
- * A socket of one of cli_sock_names for the "sock" type.  Every socket made
- * here stays open until exit; a failure leaks one or two, as the tool then
- * exits.
- */
-static int cli_raw_sock(const char *kind)
-{
-	struct sockaddr_in sin;
-	int fd = -1;
-
-	switch (lookup_name(kind, cli_sock_names, ARRAY_SIZE(cli_sock_names))) {
-	case CLI_SOCK_UDP4:
-		fd = socket(AF_INET, SOCK_DGRAM, 0);
-		break;
-	case CLI_SOCK_UDP6:
-		fd = socket(AF_INET6, SOCK_DGRAM, 0);
-		break;
-	case CLI_SOCK_TCP4:
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		break;
-	case CLI_SOCK_TCP4_LISTEN:
-		fd = cli_tcp_listener(INADDR_ANY, &sin);
-		break;
-	case CLI_SOCK_TCP4_CONNECTED:
-		fd = cli_tcp_connected();
-		break;
-	case CLI_SOCK_UNIX:
-		fd = socket(AF_UNIX, SOCK_DGRAM, 0);
-		break;
-	case CLI_SOCK_CLOSED:
-		fd = socket(AF_INET, SOCK_DGRAM, 0);
-		if (fd >= 0)
-			close(fd);
-		break;
-	default:
-		return -1;
-	}
-
-	if (fd < 0)
-		fprintf(stderr, "%s: cannot make a %s socket: %s\n", CLI_NAME,
-			kind, strerror(errno));
-	return fd;
-}
-
-/* Attribute @num of the type named @type with the value @val. */
-static int cli_raw_attr(struct nl_msg *msg, int num, const char *type,
-			const char *val)
-{
-	unsigned char buf[CLI_RAW_HEX_MAX];
-	struct cli_addr addr;
-	unsigned int t;
-	size_t len;
-	int fd;
-
-	for (t = 0; t < ARRAY_SIZE(cli_raw_types); t++)
-		if (!strcmp(type, cli_raw_types[t].name))
-			break;
-	if (t == ARRAY_SIZE(cli_raw_types))
-		return -1;
-
-	switch (cli_raw_types[t].kind) {
-	case CLI_RAW_INT:
-		return cli_raw_int(msg, num, t, val);
-	case CLI_RAW_STR:
-		return nla_put_string(msg, num, val);
-	case CLI_RAW_HEX:
-		if (parse_hex(val, buf, sizeof(buf), &len))
-			return -1;
-		return nla_put(msg, num, len, buf);
-	case CLI_RAW_IP:
-		if (parse_addr(val, &addr))
-			return -1;
-		return cli_put_addr(msg, num, num, &addr);
-	case CLI_RAW_SOCK:
-		fd = cli_raw_sock(val);
-		return fd < 0 ? -1 : nla_put_u32(msg, num, fd);
-	case CLI_RAW_FLAG:
-		return *val ? -1 : nla_put_flag(msg, num);
-	}
-
-	return -1;
-}
-
-/* One token of raw: "<num>:<type>[:<value>]", "[no]nest:<num>" or "end". */
-static int cli_raw_token(struct nl_msg *msg, struct cli_raw *raw, char *tok)
-{
-	unsigned long long num;
-	char *type, *val;
-	bool flag;
-
-	if (!strcmp(tok, "end")) {
-		if (!raw->depth)
-			return -1;
-		cli_nest_end(msg, raw->nests[--raw->depth]);
-		return 0;
-	}
-
-	type = strchr(tok, ':');
-	if (!type)
-		return -1;
-	*type++ = '\0';
-
-	if (!strcmp(tok, "nest") || !strcmp(tok, "nonest")) {
-		flag = !strcmp(tok, "nest");
-		if (raw->depth == CLI_RAW_DEPTH ||
-		    parse_num(type, 0xffff, &num))
-			return -1;
-		raw->nests[raw->depth] = cli_nest_start(msg, num, flag);
-		return raw->nests[raw->depth++] ? 0 : -1;
-	}
-
-	val = strchr(type, ':');
-	if (val)
-		*val++ = '\0';
-	if (parse_num(tok, 0xffff, &num))
-		return -1;
-
-	return cli_raw_attr(msg, num, type, val ? val : "");
-}
-
-static int cli_raw(const struct cli_cmd *cmd, int argc, char **argv)
-{
-	struct cli_raw raw = {};
-	struct cli_req req = {};
-	int i = 2, ret;
-	char *tok;
-
-	if (cli_parse_genl_cmd(argv[1], &req.cmd) ||
-	    (argc > 2 && cli_parse_target(argc, argv, &i, &req) < 0))
-		return cmd_usage(cmd);
-
-	req.body = nlmsg_alloc();
-	if (!req.body)
-		return cli_build_failed(NULL);
-
-	for (ret = 0; !ret && i < argc; i++) {
-		tok = strdup(argv[i]);
-		ret = !tok || cli_raw_token(req.body, &raw, tok);
-		free(tok);
-	}
-
-	if (ret) {
-		fprintf(stderr, "%s: cannot add '%s'\n", CLI_NAME, argv[i - 1]);
-		nlmsg_free(req.body);
-		return cmd_usage(cmd);
-	}
-
-	/* close what was left open */
-	while (raw.depth)
-		cli_nest_end(req.body, raw.nests[--raw.depth]);
-
-	ret = cli_genl_once(&req);
-	if (!ret)
-		printf("OK\n");
-
-	return ret;
-}
-
 /* notifications */
 
 static int cli_ntf_parse(struct nlmsghdr *nlh, void *arg)
@@ -3350,173 +3034,73 @@ out:
 	return ret;
 }
 
+/* name, handler, least and most arguments, their synopsis, help */
+#define CLI_CMD(_name, _fn, _min, _max, _args, _help) \
+	{ .name = _name, .handler = _fn, .min_args = _min, \
+	  .max_args = _max, .args = _args, .help = _help }
+
 static const struct cli_cmd cli_cmds[] = {
-	{
-		.name = "new_iface",
-		.args = "<ifname> [p2p|mp|<number>]",
-		.min_args = 1,
-		.max_args = 2,
-		.handler = cli_new_iface,
-	},
-	{
-		.name = "del_iface",
-		.args = "<ifname>",
-		.min_args = 1,
-		.max_args = 1,
-		.handler = cli_del_iface,
-	},
-	{
-		.name = "get_mode",
-		.args = "<ifname>",
-		.min_args = 1,
-		.max_args = 1,
-		.handler = cli_get_mode,
-	},
-	{
-		.name = "family",
-		.args = "",
-		.min_args = 0,
-		.max_args = 0,
-		.handler = cli_family,
-	},
-	{
-		.name = "cmd",
-		.args = "<CMD> [ifindex <n> | ifname <name>] [dump]",
-		.min_args = 1,
-		.max_args = 4,
-		.handler = cli_genl_cmd,
-	},
-	{
-		.name = "new_peer",
-		.args = "<ifname> <peer_id> <lport> <raddr> <rport> [options]",
-		.help = "options: vpn <addr> (once per family), tx_id <n>,\n"
-			"  local <addr>, keepalive <interval> <timeout>,\n"
-			"  mark <n>, stay\n"
-			"prints READY <port>; stay: then CTRL <len> <hex> for\n"
-			"each datagram received, until SIGTERM or SIGINT",
-		.min_args = 5,
-		.max_args = INT_MAX,
-		.handler = cli_new_peer,
-	},
-	{
-		.name = "new_multi_peer",
-		.args = "<ifname> <lport> <peers_file> [mark <n>] [stay]",
-		.help = "peers_file lines: <peer_id> <raddr> <rport> <vpn4|->\n"
-			"  <vpn6|-> [tx_id]; output as new_peer",
-		.min_args = 3,
-		.max_args = 6,
-		.handler = cli_new_multi_peer,
-	},
-	{
-		.name = "new_tcp_peer",
-		.args = "<ifname> <peer_id> <raddr> <rport> [options]",
-		.help = "options: vpn <addr> (once per family), tx_id <n>,\n"
-			"  keepalive <interval> <timeout>, ctrl <hex>, stay\n"
-			"connects to raddr:rport and adds the peer on that\n"
-			"  socket; ctrl: then sends it one control record,\n"
-			"  the payload <hex> after its 2-byte length;\n"
-			"prints READY <local port>; stay: then\n"
-			"  CTRL <len> <hex> a record received (length prefix\n"
-			"  included, 64 bytes shown), EOF at its end, CLOSED\n"
-			"  once SIGUSR1 closed the socket, SHUT once SIGUSR2\n"
-			"  shut its sending side down; until SIGTERM or SIGINT",
-		.min_args = 4,
-		.max_args = INT_MAX,
-		.handler = cli_new_tcp_peer,
-	},
-	{
-		.name = "tcp_listen",
-		.args = "<ifname> <lport> <peers_file> [ctrl <hex>] [stay]",
-		.help = "peers_file lines: <peer_id> <raddr> <vpn4|->\n"
-			"  <vpn6|-> [tx_id], raddr the source of its connection;\n"
-			"listens on 0.0.0.0 and [::], prints READY <lport>,\n"
-			"  then PEER <peer_id> a peer added (UNKNOWN <addr>\n"
-			"  on stderr for a stranger), leaving once all are in;\n"
-			"stay: also CTRL <peer_id> <len> <hex>, EOF <peer_id>\n"
-			"  CLOSED and SHUT as new_tcp_peer, until SIGTERM or\n"
-			"  SIGINT",
-		.min_args = 3,
-		.max_args = 6,
-		.handler = cli_tcp_listen_cmd,
-	},
-	{
-		.name = "set_peer",
-		.args = "<ifname> <peer_id> [options]",
-		.help = "options: remote <addr> <port>, vpn <addr>,\n"
-			"  keepalive <interval> <timeout>, tx_id <n>,\n"
-			"  local <addr>",
-		.min_args = 2,
-		.max_args = INT_MAX,
-		.handler = cli_set_peer,
-	},
-	{
-		.name = "del_peer",
-		.args = "<ifname> <peer_id>",
-		.min_args = 2,
-		.max_args = 2,
-		.handler = cli_del_peer,
-	},
-	{
-		.name = "get_peer",
-		.args = "<ifname> [peer_id]",
-		.help = "one \"peer key=value...\" line a peer; all without id",
-		.min_args = 1,
-		.max_args = 2,
-		.handler = cli_get_peer,
-	},
-	{
-		.name = "new_key",
-		.args =
-			"<ifname> <peer_id> <slot> <key_id> <cipher> <dir> <file> [opts]",
-		.help = "slot: primary or secondary; key_id: 0 to 7;\n"
-			"cipher: aes128, aes192, aes256, chachapoly or none;\n"
-			"dir: 0 or 1; file: see the source;\n"
-			"opts: key_len <n>, nonce_len <n>",
-		.min_args = 7,
-		.max_args = INT_MAX,
-		.handler = cli_new_key,
-	},
-	{
-		.name = "get_key",
-		.args = "<ifname> <peer_id> <primary|secondary>",
-		.min_args = 3,
-		.max_args = 3,
-		.handler = cli_get_key,
-	},
-	{
-		.name = "swap_keys",
-		.args = "<ifname> <peer_id>",
-		.min_args = 2,
-		.max_args = 2,
-		.handler = cli_swap_keys,
-	},
-	{
-		.name = "del_key",
-		.args = "<ifname> <peer_id> <primary|secondary>",
-		.min_args = 3,
-		.max_args = 3,
-		.handler = cli_del_key,
-	},
-	{
-		.name = "listen_mcast",
-		.args = "[seconds] [count <n>]",
-		.help = "prints READY, then a \"ntf ...\" line a notification",
-		.min_args = 0,
-		.max_args = 3,
-		.handler = cli_listen_mcast,
-	},
-	{
-		.name = "raw",
-		.args = "<CMD> [ifname <name> | ifindex <n>] <token>...",
-		.help = "token: <num>:<type>:<value>, nest:<num>,\n"
-			"  nonest:<num> (no NLA_F_NESTED) or end;\n"
-			"type: u8 u16 u32 u64 s32 be16 be32 str hex ip flag\n"
-			"  or sock with the value udp4, udp6, tcp4,\n"
-			"  tcp4-listen, tcp4-connected, unix or closed",
-		.min_args = 1,
-		.max_args = INT_MAX,
-		.handler = cli_raw,
-	},
+	CLI_CMD("new_iface", cli_new_iface, 1, 2, "<ifname> [p2p|mp|<number>]",
+		NULL),
+	CLI_CMD("del_iface", cli_del_iface, 1, 1, "<ifname>", NULL),
+	CLI_CMD("get_mode", cli_get_mode, 1, 1, "<ifname>", NULL),
+	CLI_CMD("family", cli_family, 0, 0, "", NULL),
+	CLI_CMD("cmd", cli_genl_cmd, 1, 4,
+		"<CMD> [ifindex <n> | ifname <name>] [dump]", NULL),
+	CLI_CMD("new_peer", cli_new_peer, 5, INT_MAX,
+		"<ifname> <peer_id> <lport> <raddr> <rport> [options]",
+		"options: vpn <addr> (once per family), tx_id <n>,\n"
+		"  local <addr>, keepalive <interval> <timeout>,\n"
+		"  mark <n>, stay\n"
+		"prints READY <port>; stay: then CTRL <len> <hex> for\n"
+		"each datagram received, until SIGTERM or SIGINT"),
+	CLI_CMD("new_multi_peer", cli_new_multi_peer, 3, 6,
+		"<ifname> <lport> <peers_file> [mark <n>] [stay]",
+		"peers_file lines: <peer_id> <raddr> <rport> <vpn4|->\n"
+		"  <vpn6|-> [tx_id]; output as new_peer"),
+	CLI_CMD("new_tcp_peer", cli_new_tcp_peer, 4, INT_MAX,
+		"<ifname> <peer_id> <raddr> <rport> [options]",
+		"options: vpn <addr> (once per family), tx_id <n>,\n"
+		"  keepalive <interval> <timeout>, ctrl <hex>, stay\n"
+		"connects to raddr:rport and adds the peer on that\n"
+		"  socket; ctrl: then sends it one control record,\n"
+		"  the payload <hex> after its 2-byte length;\n"
+		"prints READY <local port>; stay: then\n"
+		"  CTRL <len> <hex> a record received (length prefix\n"
+		"  included, 64 bytes shown), EOF at its end, CLOSED\n"
+		"  once SIGUSR1 closed the socket, SHUT once SIGUSR2\n"
+		"  shut its sending side down; until SIGTERM or SIGINT"),
+	CLI_CMD("tcp_listen", cli_tcp_listen_cmd, 3, 6,
+		"<ifname> <lport> <peers_file> [ctrl <hex>] [stay]",
+		"peers_file lines: <peer_id> <raddr> <vpn4|->\n"
+		"  <vpn6|-> [tx_id], raddr the source of its connection;\n"
+		"listens on 0.0.0.0 and [::], prints READY <lport>,\n"
+		"  then PEER <peer_id> a peer added (UNKNOWN <addr>\n"
+		"  on stderr for a stranger), leaving once all are in;\n"
+		"stay: also CTRL <peer_id> <len> <hex>, EOF <peer_id>\n"
+		"  CLOSED and SHUT as new_tcp_peer, until SIGTERM or\n"
+		"  SIGINT"),
+	CLI_CMD("set_peer", cli_set_peer, 2, INT_MAX,
+		"<ifname> <peer_id> [options]",
+		"options: remote <addr> <port>, vpn <addr>,\n"
+		"  keepalive <interval> <timeout>, tx_id <n>,\n"
+		"  local <addr>"),
+	CLI_CMD("del_peer", cli_del_peer, 2, 2, "<ifname> <peer_id>", NULL),
+	CLI_CMD("get_peer", cli_get_peer, 1, 2, "<ifname> [peer_id]",
+		"one \"peer key=value...\" line a peer; all without id"),
+	CLI_CMD("new_key", cli_new_key, 7, INT_MAX,
+		"<ifname> <peer_id> <slot> <key_id> <cipher> <dir> <file> [opts]",
+		"slot: primary or secondary; key_id: 0 to 7;\n"
+		"cipher: aes128, aes192, aes256, chachapoly or none;\n"
+		"dir: 0 or 1; file: see the source;\n"
+		"opts: key_len <n>, nonce_len <n>"),
+	CLI_CMD("get_key", cli_get_key, 3, 3,
+		"<ifname> <peer_id> <primary|secondary>", NULL),
+	CLI_CMD("swap_keys", cli_swap_keys, 2, 2, "<ifname> <peer_id>", NULL),
+	CLI_CMD("del_key", cli_del_key, 3, 3,
+		"<ifname> <peer_id> <primary|secondary>", NULL),
+	CLI_CMD("listen_mcast", cli_listen_mcast, 0, 3, "[seconds] [count <n>]",
+		"prints READY, then a \"ntf ...\" line a notification"),
 };
 
 static void cli_help(FILE *out)
@@ -3527,7 +3111,7 @@ static void cli_help(FILE *out)
 		CLI_NAME);
 	for (i = 0; i < ARRAY_SIZE(cli_cmds); i++)
 		cli_print_help(out, &cli_cmds[i], "  ");
-	fprintf(out, "\n<CMD> of cmd and raw: a decimal number or one of:");
+	fprintf(out, "\n<CMD> of cmd: a decimal number or one of:");
 	for (i = 0; i < ARRAY_SIZE(ovpn_cmd_names); i++)
 		fprintf(out, " %s", ovpn_cmd_names[i].name);
 	fprintf(out, "\n\nexit status: 0 ok, 1 usage or local error, ");

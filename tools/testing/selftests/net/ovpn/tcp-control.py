@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """The queue of control records for the owner of an attached TCP socket.
 
-Usage: tcp-control.py OVPN_CLI IFNAME PEER_ID VPN_ADDR SLOW MODE
+Usage: tcp-control.py IFNAME PEER_ID VPN_ADDR SLOW MODE
 
 Connects a TCP socket over the loopback and attaches it to IFNAME as peer
-PEER_ID (VPN_ADDR, or "-" for none) with "ovpn-cli raw"; SLOW stretches
-every deadline, as OVPN_SLOW does.  MODE is one of:
+PEER_ID (VPN_ADDR, or "-" for none) through YNL (ovpn_ynl.py); SLOW
+stretches every deadline, as OVPN_SLOW does.  MODE is one of:
 
 flood: the other end sends large control records while the owner reads
 nothing.  The records queued for the owner are charged to the socket and
@@ -32,12 +32,13 @@ import errno
 import fcntl
 import mmap
 import os
-import socket
 import struct
 import subprocess
 import sys
 import threading
 import time
+
+from ovpn_ynl import tcp_attach
 
 CTRL_OPCODE = 4 << 3            # P_CONTROL_V1, key 0
 BODY = 60000                    # bytes after the length prefix
@@ -51,20 +52,6 @@ def report(what, good, detail=''):
     print(('ok ' if good else 'FAIL ') + what +
           ('' if good else ': ' + detail), flush=True)
     failed |= not good
-
-
-def attach(cli, ifname, peer_id, vpn):
-    lsn = socket.create_server(('127.0.0.1', 0))
-    sock = socket.create_connection(lsn.getsockname())
-    other, _ = lsn.accept()
-    args = [cli, 'raw', 'peer_new', 'ifname', ifname, 'nest:2',
-            '1:u32:' + peer_id, '6:u32:%d' % sock.fileno()]
-    if vpn != '-':
-        args.append('8:ip:' + vpn)
-    res = subprocess.run(args + ['end'], pass_fds=(sock.fileno(),),
-                         capture_output=True, text=True)
-    report('attach', res.stdout.startswith('OK'), res.stdout + res.stderr)
-    return sock, other
 
 
 def record(seq):
@@ -235,8 +222,9 @@ def blocked(sock, ifname, slow, unload=False):
 
 
 def main():
-    cli, ifname, peer_id, vpn, slow, mode = sys.argv[1:7]
-    sock, other = attach(cli, ifname, peer_id, vpn)
+    ifname, peer_id, vpn, slow, mode = sys.argv[1:6]
+    sock, other, err = tcp_attach(ifname, peer_id, None if vpn == '-' else vpn)
+    report('attach', not err, err)
     if not failed:
         if mode == 'flood':
             flood(sock, other, int(slow))

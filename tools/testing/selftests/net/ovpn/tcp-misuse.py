@@ -5,7 +5,7 @@
 Arguments: OVPN_CLI IFNAME PEER_ID VPN_ADDR
 
 Connects a TCP socket over the loopback, attaches it to IFNAME as peer
-PEER_ID with "ovpn-cli raw", then checks what the replaced socket
+PEER_ID through YNL (ovpn_ynl.py), then checks what the replaced socket
 operations answer: wrong send flags, records whose length prefix is
 wrong, disconnect, a ULP, an empty receive queue, and that one good
 control record goes through each way intact, one record per recv with
@@ -26,6 +26,8 @@ import subprocess
 import sys
 import termios
 import time
+
+from ovpn_ynl import tcp_attach
 
 TCP_ULP = 31
 OP_DATA_V2 = 0x48       # opcode 9, key 0
@@ -141,16 +143,9 @@ def check_poll(cli, ifname, peer_id, sock, other):
 
 def main():
     cli, ifname, peer_id, vpn = sys.argv[1:5]
-    lsn = socket.create_server(('127.0.0.1', 0))
-    sock = socket.create_connection(lsn.getsockname())
-    other, _ = lsn.accept()
-
+    sock, other, err = tcp_attach(ifname, peer_id, vpn)
+    report('attach', not err, err)
     fd = sock.fileno()
-    res = subprocess.run([cli, 'raw', 'peer_new', 'ifname', ifname,
-                          'nest:2', '1:u32:' + peer_id, '6:u32:%d' % fd,
-                          '8:ip:' + vpn, 'end'], pass_fds=(fd,),
-                         capture_output=True, text=True)
-    report('attach', res.stdout.startswith('OK'), res.stdout + res.stderr)
     if failed:
         return 1
 

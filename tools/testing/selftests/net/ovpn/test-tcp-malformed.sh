@@ -212,8 +212,8 @@ control_flood_bounded()
 	local out drop
 
 	drop=$(rx_dropped)
-	out=$(in_srv python3 "$OVPN_DIR/tcp-control.py" "$OVPN_CLI" tun0 10 \
-		5.5.5.30 "$OVPN_SLOW" flood) || { echo "$out"; return 1; }
+	out=$(in_srv python3 "$OVPN_DIR/tcp-control.py" tun0 10 5.5.5.30 \
+		"$OVPN_SLOW" flood) || { echo "$out"; return 1; }
 	echo "$out"
 	ktap_note "$(sed -n 's/^# //p' <<<"$out")"
 	expect_eq "checks passed" 5 "$(grep -c '^ok ' <<<"$out")"

@@ -220,7 +220,7 @@ tcp_control()
 	local out=$TMPDIR/tcp-control.out rc=0
 
 	in_srv "$OVPN_CLI" new_iface "$1"
-	in_srv python3 "$OVPN_DIR/tcp-control.py" "$OVPN_CLI" "$1" 1 - \
+	in_srv python3 "$OVPN_DIR/tcp-control.py" "$1" 1 - \
 		"$OVPN_SLOW" "$2" >"$out" || rc=$?
 	cat "$out"
 	ktap_note "$(sed -n 's/^# //p' "$out")"

@@ -184,7 +184,7 @@ socket_netnsid_from_c()
 
 # PEER_DEL from c: the notification goes to b, the socket's namespace.  A
 # listener in c gets nothing from it: the first notification c sees is
-# that of peer 7, whose socket is in c (raw's, closed when it exits).
+# that of peer 7, whose socket is in c (new_peer's, closed when it exits).
 del_notified_in_socket_netns()
 {
 	local blog=$TMPDIR/in-b.ntf clog=$TMPDIR/in-c.ntf ntf
@@ -193,9 +193,9 @@ del_notified_in_socket_netns()
 	ntf_listen "$blog" 1 in_b
 	ntf_listen "$clog" 1 in_nc
 	in_nc "$OVPN_CLI" del_peer tun-b 1
-	expect_eq "peer 7 on a socket of c" OK \
-		"$(in_nc "$OVPN_CLI" raw peer_new ifname tun-b nest:2 1:u32:7 \
-		   6:sock:udp4 2:ip:10.10.6.1 5:be16:3011 end)"
+	expect_eq "peer 7 on a socket of c" READY \
+		"$(in_nc "$OVPN_CLI" new_peer tun-b 7 0 10.10.6.1 3011 |
+		   cut -d' ' -f1)"
 	ntf_expect "$blog" "$ntf id=1 reason=userspace"
 	ntf_expect "$clog" "$ntf id=7 reason=transport_disconnect"
 }

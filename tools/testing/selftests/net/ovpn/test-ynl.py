@@ -9,62 +9,20 @@
 #   ns "ovpn-ynl-<pid>": tun0 (MP), peer 1 on a UDP socket of this
 #   process, bound to 127.0.0.1:1194, its remote 127.0.0.2:1195.
 #
-# make kselftest-install copies the spec and the YNL library (pyynl) next
-# to this script; in a kernel tree it reads them where they are.
+# ovpn_ynl.py finds both, or the script skips.
 
 import errno
 import ipaddress
 import os
 import socket
-import subprocess
-import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-KSFT_SKIP = 4
+from ovpn_ynl import Fail, NlError, cli, enter_netns, expect_eq, family, \
+    ktap_run, SLOW
+
 NS = f'ovpn-ynl-{os.getpid()}'
-SLOW = int(os.environ.get('OVPN_SLOW', '1'))
-CLI = os.environ.get('OVPN_CLI', str(HERE / 'ovpn-cli'))
 REMOTE = '127.0.0.2'
 KEY = bytes(range(32))
 NONCE = bytes(range(0xa0, 0xa8))
-
-
-def skip_all(why):
-    print('TAP version 13')
-    print(f'1..0 # SKIP {why}')
-    sys.exit(KSFT_SKIP)
-
-
-def find(installed, in_tree):
-    """The installed copy next to this script, else the kernel tree's."""
-    for path in (HERE / installed, HERE.parents[3] / in_tree):
-        if path.exists():
-            return path
-    return None
-
-
-ynl_dir = find('pyynl', 'net/ynl/pyynl')
-spec = find('ovpn.yaml', '../Documentation/netlink/specs/ovpn.yaml')
-if os.geteuid() != 0:
-    skip_all('needs root')
-if not ynl_dir or not spec:
-    skip_all('no YNL library or no ovpn.yaml (make kselftest-install)')
-sys.path.insert(0, str(ynl_dir.parent))
-try:
-    # pylint: disable=import-error,wrong-import-position
-    from pyynl.lib import YnlFamily, NlError
-except ImportError as err:
-    skip_all(f'YNL does not load: {err}')
-
-
-class Fail(Exception):
-    """A test point failed; the message says how."""
-
-
-def expect_eq(what, want, got):
-    if want != got:
-        raise Fail(f'{what}: expected {want!r}, got {got!r}')
 
 
 def ipv4(value):
@@ -76,22 +34,15 @@ class Tunnel:
     """The device, the peer's socket and the family handle."""
 
     def __init__(self):
-        subprocess.run(['ip', 'netns', 'add', NS], check=True)
-        fd = os.open(f'/run/netns/{NS}', os.O_RDONLY)
-        # From here on this process, its sockets and what it runs live
-        # in the namespace; it goes with them at exit.
-        os.setns(fd, os.CLONE_NEWNET)
-        os.close(fd)
-        subprocess.run(['ip', 'link', 'set', 'lo', 'up'], check=True)
-        subprocess.run([CLI, 'new_iface', 'tun0', 'mp'], check=True,
-                       stdout=subprocess.DEVNULL)
+        enter_netns(NS)
+        cli('new_iface', 'tun0', 'mp')
         self.ifindex = socket.if_nametoindex('tun0')
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind(('127.0.0.1', 1194))
         # The keepalives go somewhere: no ICMP error comes back.
         self.remote = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.remote.bind((REMOTE, 1195))
-        self.ynl = YnlFamily(str(spec), schema='')
+        self.ynl = family()
 
     def peers(self):
         return [m['peer'] for m in
@@ -186,7 +137,7 @@ def error_has_extack(t):
 def expiry_notified(t):
     # A socket of its own, as openvpn's listener: YNL binds it to join the
     # group, which a socket that already sent requests cannot be.
-    listener = YnlFamily(str(spec), schema='')
+    listener = family()
     listener.ntf_subscribe('peers')
     t.ynl.do('peer-set', {'ifindex': t.ifindex, 'peer': {
         'id': 1, 'keepalive-interval': 1, 'keepalive-timeout': 1}})
@@ -205,30 +156,4 @@ TESTS = [spec_matches_kernel, peer_new, peer_dumped, key_read_back,
          error_has_extack, expiry_notified]
 
 
-def main():
-    failed = 0
-
-    print('TAP version 13')
-    print(f'1..{len(TESTS)}')
-    try:
-        tunnel = Tunnel()
-    except (OSError, subprocess.CalledProcessError, NlError) as err:
-        print(f'# setup: {err}')
-        tunnel = None
-    for n, test in enumerate(TESTS, 1):
-        try:
-            if tunnel is None:
-                raise Fail('no tunnel')
-            test(tunnel)
-            print(f'ok {n} {test.__name__}')
-        # Anything a test raises is its failure, not the script's.
-        except Exception as err:  # pylint: disable=broad-except
-            failed += 1
-            print(f'# {test.__name__}: {type(err).__name__}: {err}')
-            print(f'not ok {n} {test.__name__}')
-    subprocess.run(['ip', 'netns', 'del', NS], check=False)
-    print(f'# totals: pass:{len(TESTS) - failed} fail:{failed} skip:0')
-    sys.exit(1 if failed else 0)
-
-
-main()
+ktap_run(TESTS, Tunnel, NS)
