@@ -21,21 +21,11 @@
 
 . "$(dirname "$0")/../host/common.sh"
 
-cpu_list="2 4"
-rounds=3
-secs=5
-streams="1 4 8 16"
-packets=2000
-while getopts "c:r:t:s:n:" opt; do
-	case $opt in
-	c) cpu_list=$OPTARG ;;
-	r) rounds=$OPTARG ;;
-	t) secs=$OPTARG ;;
-	s) streams=$OPTARG ;;
-	n) packets=$OPTARG ;;
-	*) lab_die "usage: bench.sh [-c cpus] [-r rounds] [-t s] [-s streams] [-n packets] [counts|throughput|all]" ;;
-	esac
-done
+# lab_getopts sets these by name (printf -v), which shellcheck cannot see.
+declare cpu_list rounds secs streams packets
+lab_getopts "usage: bench.sh [-c cpus] [-r rounds] [-t s] [-s streams] [-n packets] [counts|throughput|all]" \
+	"c:cpu_list=2 4" r:rounds=3 t:secs=5 "s:streams=1 4 8 16" \
+	n:packets=2000 -- "$@"
 shift $((OPTIND - 1))
 what=${1:-all}
 case $what in

@@ -23,24 +23,11 @@
 
 . "$(dirname "$0")/common.sh"
 
-flavour=amd64
-cpus=2
-memory=2G
-limit=1800
-out=
-plugin=
-
-while getopts "f:c:m:t:o:p:" opt; do
-	case $opt in
-	f) flavour=$OPTARG ;;
-	c) cpus=$OPTARG ;;
-	m) memory=$OPTARG ;;
-	t) limit=$OPTARG ;;
-	o) out=$OPTARG ;;
-	p) plugin=$OPTARG ;;
-	*) lab_die "usage: boot.sh [-f flavour] [-c cpus] [-m mem] [-t s] [-o dir] [-p plugin] -- cmd" ;;
-	esac
-done
+# lab_getopts sets these by name (printf -v), which shellcheck cannot see.
+declare flavour cpus memory limit out plugin
+lab_getopts "usage: boot.sh [-f flavour] [-c cpus] [-m mem] [-t s] [-o dir] [-p plugin] -- cmd" \
+	f:flavour=amd64 c:cpus=2 m:memory=2G t:limit=1800 o:out p:plugin \
+	-- "$@"
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || lab_die "no guest command"
 

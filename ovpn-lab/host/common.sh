@@ -25,6 +25,57 @@ lab_die()
 	exit 1
 }
 
+# lab_getopts USAGE OPTION... -- ARG...: a lab script's options, parsed
+# here once, so that each script only declares which it takes.  An OPTION
+# is "x:name=default" (-x VALUE sets $name, which is "default" without
+# it; no "=default": empty) or "x+name" (-x alone sets $name to 1, else
+# it is 0).  An unknown option or a missing value dies with USAGE, after
+# getopts' own complaint.  OPTIND is left after the options, as getopts
+# leaves it: the caller shifts $((OPTIND - 1)).  The locals are prefixed
+# so that they never hide a caller's variable of the same name, which
+# printf -v would then set instead.
+lab_getopts()
+{
+	local _lo_usage=$1 _lo_letters='' _lo_opt _lo_name
+	local -A _lo_var=() _lo_flag=()
+
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		_lo_opt=${1:0:1}
+		_lo_name=${1:2}
+		case ${1:1:1} in
+		:)
+			_lo_letters+="$_lo_opt:"
+			_lo_var[$_lo_opt]=${_lo_name%%=*}
+			# What follows the first "=", if any, is the default.
+			printf -v "${_lo_var[$_lo_opt]}" '%s' \
+				"${_lo_name:${#_lo_var[$_lo_opt]} + 1}"
+			;;
+		+)
+			_lo_letters+=$_lo_opt
+			_lo_var[$_lo_opt]=$_lo_name
+			_lo_flag[$_lo_opt]=1
+			printf -v "$_lo_name" 0
+			;;
+		*)
+			lab_die "lab_getopts: bad option declaration '$1'"
+			;;
+		esac
+		shift
+	done
+	[ $# -gt 0 ] || lab_die "lab_getopts: no -- before the arguments"
+	shift
+	OPTIND=1
+	while getopts "$_lo_letters" _lo_opt; do
+		[ -n "${_lo_var[$_lo_opt]:-}" ] || lab_die "$_lo_usage"
+		if [ -n "${_lo_flag[$_lo_opt]:-}" ]; then
+			printf -v "${_lo_var[$_lo_opt]}" 1
+		else
+			printf -v "${_lo_var[$_lo_opt]}" '%s' "$OPTARG"
+		fi
+	done
+}
+
 # The Debian mirror the host already uses: never hard-coded, read from the
 # host's apt configuration at run time.
 lab_mirror()

@@ -24,20 +24,10 @@
 
 . "$(dirname "$0")/common.sh"
 
-module=ours
-flavour=amd64
-slow=1
-count=0
-while getopts "m:f:x:s" opt; do
-	case $opt in
-	m) module=$OPTARG ;;
-	f) flavour=$OPTARG ;;
-	x) slow=$OPTARG ;;
-	s) count=1 ;;
-	*) lab_die "usage: conformance.sh [-m ours|dist|ours,dist]" \
-		"[-f flavour] [-x factor] [-s] [script...]" ;;
-	esac
-done
+# lab_getopts sets these by name (printf -v), which shellcheck cannot see.
+declare module flavour slow count
+lab_getopts "usage: conformance.sh [-m ours|dist|ours,dist] [-f flavour] [-x factor] [-s] [script...]" \
+	m:module=ours f:flavour=amd64 x:slow=1 s+count -- "$@"
 shift $((OPTIND - 1))
 case $module in
 ours|dist|ours,dist) ;;
@@ -71,5 +61,5 @@ out=.build/out/conformance-${module/,/-}-$flavour
 "$LAB_DIR/host/boot.sh" -f "$flavour" -m "$memory" \
 	-t $((${OVPN_TEST_TIMEOUT:-1200} * 12 * modules)) \
 	-o "$out" -- OVPN_TEST_TIMEOUT=${OVPN_TEST_TIMEOUT:-1200} \
-	OVPN_SLOW=$slow OVPN_PING_COUNT=$count \
+	OVPN_SLOW="$slow" OVPN_PING_COUNT="$count" \
 	ovpn-lab/guest/conformance.sh "$module" "$ko" $scripts

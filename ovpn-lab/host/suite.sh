@@ -24,19 +24,11 @@
 
 . "$(dirname "$0")/common.sh"
 
-cpus=${OVPN_LAB_CPUS:-2}
-memory=${OVPN_LAB_MEMORY:-2G}
-out=
-script_limit=
-while getopts "c:m:o:t:" opt; do
-	case $opt in
-	c) cpus=$OPTARG ;;
-	m) memory=$OPTARG ;;
-	o) out=$OPTARG ;;
-	t) script_limit=$OPTARG ;;
-	*) lab_die "usage: suite.sh [-c n] [-m mem] [-o dir] [-t s] flavour [script...]" ;;
-	esac
-done
+# lab_getopts sets these by name (printf -v), which shellcheck cannot see.
+declare cpus memory out script_limit
+lab_getopts "usage: suite.sh [-c n] [-m mem] [-o dir] [-t s] flavour [script...]" \
+	"c:cpus=${OVPN_LAB_CPUS:-2}" "m:memory=${OVPN_LAB_MEMORY:-2G}" \
+	o:out t:script_limit -- "$@"
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || lab_die "no flavour"
 flavour=$1

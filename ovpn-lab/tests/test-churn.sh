@@ -302,55 +302,45 @@ keys_both()
 	cli "$3" new_key "$4" 1 "$5" "$6" "$ALG" 1 "$KEY"
 }
 
-# The ends of a tunnel start afresh together: a new end's packet ids
-# start at 1, which the other end's replay window would refuse.
-udp_tunnel_up()
-{
-	proc_stop "$TMPDIR/srv.u.log"
-	proc_stop "$TMPDIR/cu.cli.log"
-	ip -n "$VS" link del tun0 2>/dev/null || true
-	ip -n "$VU" link del tunu 2>/dev/null || true
-	dev_new "$SRV" tun0 mp
-	dev_new "$CU" tunu p2p
-	# The IPv6 VPN address is never used: PEER_SET rehashes it.
-	echo "1 10.10.1.2 2001 5.5.5.2 fd00:5::2" >"$TMPDIR/peers.u"
-	start_tracked "$TMPDIR/srv.u.log" nsenter --net="/run/netns/$SRV" \
-		"$OVPN_CLI" new_multi_peer tun0 1194 "$TMPDIR/peers.u" stay
-	start_tracked "$TMPDIR/cu.cli.log" nsenter --net="/run/netns/$CU" \
-		"$OVPN_CLI" new_peer tunu 1 2001 10.10.1.1 1194 stay
-	dev_move "$SRV" tun0 "$VS" 5.5.5.1
-	dev_move "$CU" tunu "$VU" 5.5.5.2
-}
-
-tcp_tunnel_up()
-{
-	proc_stop "$TMPDIR/srv.t.log"
-	proc_stop "$TMPDIR/ct.cli.log"
-	ip -n "$VS" link del tun1 2>/dev/null || true
-	ip -n "$VT" link del tunt 2>/dev/null || true
-	dev_new "$SRV" tun1 mp
-	dev_new "$CT" tunt p2p
-	echo "1 10.10.2.2 5.5.6.2 -" >"$TMPDIR/peers.t"
-	start_tracked "$TMPDIR/srv.t.log" nsenter --net="/run/netns/$SRV" \
-		"$OVPN_CLI" tcp_listen tun1 1195 "$TMPDIR/peers.t" stay
-	start_tracked "$TMPDIR/ct.cli.log" nsenter --net="/run/netns/$CT" \
-		"$OVPN_CLI" new_tcp_peer tunt 1 10.10.2.1 1195 stay
-	log_wait "$TMPDIR/srv.t.log" '^PEER 1$'
-	dev_move "$SRV" tun1 "$VS" 5.5.6.1
-	dev_move "$CT" tunt "$VT" 5.5.6.2
-}
-
-# tunnel_up u|t: both ends afresh, with key 1; a ping passes.
+# tunnel_up u|t: both ends afresh, with key 1; a ping passes.  The ends
+# of a tunnel start afresh together: a new end's packet ids start at 1,
+# which the other end's replay window would refuse.  Each device is made
+# next to its socket's process, gets its peer there and is moved to its
+# VPN namespace.
 tunnel_up()
 {
-	local sdev cns crole vns vrole cdev saddr caddr
+	local sdev cns crole vns vrole cdev saddr caddr peer listen connect
+	local slog=$TMPDIR/srv.$1.log clog peers=$TMPDIR/peers.$1
 
 	tunnel_vars "$1"
+	clog=$TMPDIR/$crole.cli.log
 	if [ "$1" = u ]; then
-		udp_tunnel_up
+		# The IPv6 VPN address is never used: PEER_SET rehashes it.
+		peer="1 10.10.1.2 2001 $caddr fd00:5::2"
+		listen=(new_multi_peer "$sdev" 1194)
+		connect=(new_peer "$cdev" 1 2001 10.10.1.1 1194)
 	else
-		tcp_tunnel_up
+		peer="1 10.10.2.2 $caddr -"
+		listen=(tcp_listen "$sdev" 1195)
+		connect=(new_tcp_peer "$cdev" 1 10.10.2.1 1195)
 	fi
+	proc_stop "$slog"
+	proc_stop "$clog"
+	ip -n "$VS" link del "$sdev" 2>/dev/null || true
+	ip -n "$vns" link del "$cdev" 2>/dev/null || true
+	dev_new "$SRV" "$sdev" mp
+	dev_new "$cns" "$cdev" p2p
+	echo "$peer" >"$peers"
+	start_tracked "$slog" nsenter --net="/run/netns/$SRV" \
+		"$OVPN_CLI" "${listen[@]}" "$peers" stay
+	start_tracked "$clog" nsenter --net="/run/netns/$cns" \
+		"$OVPN_CLI" "${connect[@]}" stay
+	# The TCP server has its peer once it has accepted the connection.
+	if [ "$1" = t ]; then
+		log_wait "$slog" '^PEER 1$'
+	fi
+	dev_move "$SRV" "$sdev" "$VS" "$saddr"
+	dev_move "$cns" "$cdev" "$vns" "$caddr"
 	keys_both "$VS" "$sdev" "$vns" "$cdev" primary 1
 	echo 1 >"$TMPDIR/kid.$1"
 	in_netns "$vns" ping -q -c 1 -w "$(secs 10)" "$saddr" >/dev/null ||

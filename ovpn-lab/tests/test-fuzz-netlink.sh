@@ -69,12 +69,7 @@ setup_topology()
 	start_tracked "$TMPDIR/cli.log" ip netns exec "$CLI" "$OVPN_CLI" \
 		new_peer tun1 "$TPEER" 2001 10.10.1.1 1194 stay
 	key_pair "$SRV" tun0 "$TPEER" "$CLI" tun1 "$TPEER" primary 0 aes256
-	# IPv4 only: IPv6 housekeeping would add to the exact counts.
-	in_srv sysctl -qw net.ipv6.conf.tun0.disable_ipv6=1
-	in_cli sysctl -qw net.ipv6.conf.tun1.disable_ipv6=1
-	link_up "$SRV" tun0 5.5.5.1
-	link_up "$CLI" tun1 5.5.5.2
-	in_cli ping -q -c 2 -i 0.2 -W 2 5.5.5.1
+	ipv4_tunnel_up tun0 5.5.5.1 tun1 5.5.5.2
 }
 
 # The churn: its functions run in the server's namespace (churn_start).

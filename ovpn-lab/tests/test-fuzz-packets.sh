@@ -83,17 +83,8 @@ setup_topology()
 	log_wait "$TMPDIR/srv-tcp.log" '^PEER 20$'
 	key_pair "$SRV" tun2 20 "$CLI" tun3 30 primary 1 aes256
 
-	# IPv4 only inside: IPv6 housekeeping would add to exact counts.
-	for n in 0 2; do
-		in_srv sysctl -qw "net.ipv6.conf.tun$n.disable_ipv6=1"
-		in_cli sysctl -qw "net.ipv6.conf.tun$((n + 1)).disable_ipv6=1"
-	done
-	link_up "$SRV" tun0 5.5.5.1
-	link_up "$CLI" tun1 5.5.5.2
-	link_up "$SRV" tun2 5.5.6.1
-	link_up "$CLI" tun3 5.5.6.2
-	in_cli ping -q -c 2 -i 0.2 -W 2 5.5.5.1
-	in_cli ping -q -c 2 -i 0.2 -W 2 5.5.6.1
+	ipv4_tunnel_up tun0 5.5.5.1 tun1 5.5.5.2
+	ipv4_tunnel_up tun2 5.5.6.1 tun3 5.5.6.2
 }
 
 rx_dropped() { link_dropped "$SRV" "$1" rx; }
@@ -186,6 +177,21 @@ settle()
 	done
 }
 
+# fuzz_noted udp|tcp: once a transport's fuzzer and ping flood have ended,
+# what they did, as notes, and that real traffic flowed meanwhile; then
+# the counters before and after, once they add up (udp_settled or
+# tcp_settled keeps them in udp.after or tcp.after for the test points
+# that follow).
+fuzz_noted()
+{
+	flood_note "$TMPDIR/$1-flood" "${1^^}"
+	note_fuzz "$TMPDIR/$1.out"
+	traffic_during "$TMPDIR/$1.out"
+	settle "$1_settled" || true
+	ktap_note "counters: before $(cat "$TMPDIR/$1.before")"
+	ktap_note "counters: after  $(cat "$TMPDIR/$1.after")"
+}
+
 # UDP: the datagrams come from the client's namespace, many of them with
 # its address and port (raw sockets).
 
@@ -258,12 +264,7 @@ udp_fuzz()
 	fuzz_wait "$out" "$(cat "$out.pid")" '^EXPECT'
 	wait "$(cat "$out.pid")" || fail "the fuzzer failed" || return
 	bg_stop "$TMPDIR/udp-flood" INT
-	flood_note "$TMPDIR/udp-flood" UDP
-	note_fuzz "$out"
-	traffic_during "$out"
-	settle udp_settled || true
-	ktap_note "counters: before $(cat "$TMPDIR/udp.before")"
-	ktap_note "counters: after  $(cat "$TMPDIR/udp.after")"
+	fuzz_noted udp
 	ktap_note "stack: before $(cat "$TMPDIR/stack.before"), after" \
 		"$(stack_drops)"
 }
@@ -399,12 +400,7 @@ tcp_fuzz()
 	fuzz_wait "$out" "$(cat "$out.pid")" '^DONE'
 	bg_stop "$TMPDIR/tcp-flood" INT
 	bg_stop "$TMPDIR/tcp-echo" INT
-	flood_note "$TMPDIR/tcp-flood" TCP
-	note_fuzz "$out"
-	traffic_during "$out"
-	settle tcp_settled || true
-	ktap_note "counters: before $(cat "$TMPDIR/tcp.before")"
-	ktap_note "counters: after  $(cat "$TMPDIR/tcp.after")"
+	fuzz_noted tcp
 	ktap_note "in all: $(awk '$1 == "TOTAL" { n += $2 } END { print n }' \
 		"$TMPDIR/udp.out" "$out") packets fuzzed, UDP and TCP"
 }
