@@ -418,6 +418,19 @@ link_up()
 	ip -n "$ns" link set "$dev" up
 }
 
+# ipv4_tunnel_up SDEV SADDR CDEV CADDR: tunnel devices SDEV of $SRV and
+# CDEV of $CLI, IPv4 only, with their addresses and up; a ping from the
+# client passes.  For tests of exact drop counts, which IPv6 housekeeping
+# (solicitations, reports) would add to.
+ipv4_tunnel_up()
+{
+	in_srv sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1"
+	in_cli sysctl -qw "net.ipv6.conf.$3.disable_ipv6=1"
+	link_up "$SRV" "$1" "$2"
+	link_up "$CLI" "$3" "$4"
+	in_cli ping -q -c 2 -i 0.2 -W 2 "$2"
+}
+
 # veth_pair NS1 IFNAME1 ADDR1 NS2 IFNAME2 ADDR2: a veth between two
 # namespaces, up, each end with its address.
 veth_pair()

@@ -70,12 +70,7 @@ setup_topology()
 		new_tcp_peer tun1 30 10.10.2.1 "$PORT" tx_id 20 stay
 	log_wait "$TMPDIR/srv.log" '^PEER 20$'
 	key_pair "$SRV" tun0 20 "$CLI" tun1 30 primary 1 aes256
-	# IPv4 only inside: IPv6 housekeeping would disturb the drop count.
-	in_srv sysctl -qw net.ipv6.conf.tun0.disable_ipv6=1
-	in_cli sysctl -qw net.ipv6.conf.tun1.disable_ipv6=1
-	link_up "$SRV" tun0 5.5.5.1
-	link_up "$CLI" tun1 5.5.5.2
-	in_cli ping -q -c 2 -i 0.2 -W 2 5.5.5.1
+	ipv4_tunnel_up tun0 5.5.5.1 tun1 5.5.5.2
 }
 
 # inject LOG N MODE: tcp-inject.py's MODE as injector peer N, in the

@@ -35,14 +35,7 @@ setup_topology()
 		2001 10.10.1.1 1194 tx_id 1 stay
 	in_srv "$OVPN_CLI" new_key tun0 1 primary 1 aes256 0 "$KEY"
 	in_cli "$OVPN_CLI" new_key tun1 11 primary 1 aes256 1 "$KEY"
-	# IPv4 only: IPv6 housekeeping packets would disturb exact counts.
-	in_srv sysctl -qw net.ipv6.conf.tun0.disable_ipv6=1
-	in_cli sysctl -qw net.ipv6.conf.tun1.disable_ipv6=1
-	in_srv ip addr add 5.5.5.1/24 dev tun0
-	in_cli ip addr add 5.5.5.2/24 dev tun1
-	in_srv ip link set tun0 up
-	in_cli ip link set tun1 up
-	in_cli ping -q -c 2 -i 0.2 -W 2 5.5.5.1
+	ipv4_tunnel_up tun0 5.5.5.1 tun1 5.5.5.2
 }
 
 rx_dropped()
