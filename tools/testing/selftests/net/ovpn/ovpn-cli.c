@@ -36,7 +36,7 @@
  * record; the kernel keeps the data records to itself.
  */
 
-/* strchrnul() */
+/* strchrnul(), strerrorname_np() */
 #define _GNU_SOURCE
 
 #include <arpa/inet.h>
@@ -112,65 +112,6 @@ enum cli_rc {
 	RC_USAGE = 1,
 	RC_LOCAL = 1,
 	RC_KERNEL = 2,
-};
-
-static const struct {
-	int err;
-	const char *name;
-} errno_names[] = {
-	{ EPERM, "EPERM" },
-	{ ENOENT, "ENOENT" },
-	{ ESRCH, "ESRCH" },
-	{ EINTR, "EINTR" },
-	{ EIO, "EIO" },
-	{ ENXIO, "ENXIO" },
-	{ E2BIG, "E2BIG" },
-	{ EBADF, "EBADF" },
-	{ EAGAIN, "EAGAIN" },
-	{ ENOMEM, "ENOMEM" },
-	{ EACCES, "EACCES" },
-	{ EFAULT, "EFAULT" },
-	{ EBUSY, "EBUSY" },
-	{ EEXIST, "EEXIST" },
-	{ EXDEV, "EXDEV" },
-	{ ENODEV, "ENODEV" },
-	{ EINVAL, "EINVAL" },
-	{ ENFILE, "ENFILE" },
-	{ EMFILE, "EMFILE" },
-	{ ENOSPC, "ENOSPC" },
-	{ ERANGE, "ERANGE" },
-	{ EDEADLK, "EDEADLK" },
-	{ ENODATA, "ENODATA" },
-	{ EPROTO, "EPROTO" },
-	{ EBADMSG, "EBADMSG" },
-	{ EOVERFLOW, "EOVERFLOW" },
-	{ ENOTSOCK, "ENOTSOCK" },
-	{ EDESTADDRREQ, "EDESTADDRREQ" },
-	{ EMSGSIZE, "EMSGSIZE" },
-	{ EPROTOTYPE, "EPROTOTYPE" },
-	{ ENOPROTOOPT, "ENOPROTOOPT" },
-	{ EPROTONOSUPPORT, "EPROTONOSUPPORT" },
-	{ ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT" },
-	{ EOPNOTSUPP, "EOPNOTSUPP" },
-	{ EPFNOSUPPORT, "EPFNOSUPPORT" },
-	{ EAFNOSUPPORT, "EAFNOSUPPORT" },
-	{ EADDRINUSE, "EADDRINUSE" },
-	{ EADDRNOTAVAIL, "EADDRNOTAVAIL" },
-	{ ENETDOWN, "ENETDOWN" },
-	{ ENETUNREACH, "ENETUNREACH" },
-	{ ECONNABORTED, "ECONNABORTED" },
-	{ ECONNRESET, "ECONNRESET" },
-	{ ENOBUFS, "ENOBUFS" },
-	{ EISCONN, "EISCONN" },
-	{ ENOTCONN, "ENOTCONN" },
-	{ ETIMEDOUT, "ETIMEDOUT" },
-	{ ECONNREFUSED, "ECONNREFUSED" },
-	{ EHOSTUNREACH, "EHOSTUNREACH" },
-	{ EALREADY, "EALREADY" },
-	{ EINPROGRESS, "EINPROGRESS" },
-	{ ENOKEY, "ENOKEY" },
-	{ EKEYREJECTED, "EKEYREJECTED" },
-	{ CLI_ENOTSUPP, "ENOTSUPP" },
 };
 
 static const char * const ovpn_mode_names[] = {
@@ -538,15 +479,16 @@ struct cli_cmd {
 	int (*handler)(const struct cli_cmd *cmd, int argc, char **argv);
 };
 
+/* glibc names every errno but the kernel-internal ENOTSUPP */
 static const char *errno_name(int err)
 {
 	static char buf[16];
-	size_t i;
+	const char *name = strerrorname_np(err);
 
-	for (i = 0; i < ARRAY_SIZE(errno_names); i++)
-		if (errno_names[i].err == err)
-			return errno_names[i].name;
-
+	if (name)
+		return name;
+	if (err == CLI_ENOTSUPP)
+		return "ENOTSUPP";
 	snprintf(buf, sizeof(buf), "E%d", err);
 	return buf;
 }
