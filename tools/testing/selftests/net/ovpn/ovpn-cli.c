@@ -439,6 +439,10 @@ struct cli_field {
 };
 
 #define CLI_FIELD(k, a, t)	{ .key = (k), .attr = (a), .kind = (t) }
+/* a CLI_F_ENUM named by ovpn_<n>_names */
+#define CLI_ENUM(k, a, n)	{ .key = (k), .attr = (a), .kind = CLI_F_ENUM, \
+				  .names = ovpn_##n##_names, \
+				  .n_names = ARRAY_SIZE(ovpn_##n##_names) }
 #define CLI_IFINDEX		{ .key = "ifindex", .attr = OVPN_A_IFINDEX, \
 				  .kind = CLI_F_NUM, .top = true }
 
@@ -1537,33 +1541,15 @@ static const struct cli_field cli_peer_fields[] = {
 
 static const struct cli_field cli_key_fields[] = {
 	CLI_FIELD("peer_id", OVPN_A_KEYCONF_PEER_ID, CLI_F_NUM),
-	{
-		.key = "slot",
-		.attr = OVPN_A_KEYCONF_SLOT,
-		.kind = CLI_F_ENUM,
-		.names = ovpn_slot_names,
-		.n_names = ARRAY_SIZE(ovpn_slot_names),
-	},
+	CLI_ENUM("slot", OVPN_A_KEYCONF_SLOT, slot),
 	CLI_FIELD("key_id", OVPN_A_KEYCONF_KEY_ID, CLI_F_NUM),
-	{
-		.key = "cipher",
-		.attr = OVPN_A_KEYCONF_CIPHER_ALG,
-		.kind = CLI_F_ENUM,
-		.names = ovpn_alg_names,
-		.n_names = ARRAY_SIZE(ovpn_alg_names),
-	},
+	CLI_ENUM("cipher", OVPN_A_KEYCONF_CIPHER_ALG, alg),
 };
 
 static const struct cli_field cli_peer_del_fields[] = {
 	CLI_IFINDEX,
 	CLI_FIELD("id", OVPN_A_PEER_ID, CLI_F_NUM),
-	{
-		.key = "reason",
-		.attr = OVPN_A_PEER_DEL_REASON,
-		.kind = CLI_F_ENUM,
-		.names = ovpn_reason_names,
-		.n_names = ARRAY_SIZE(ovpn_reason_names),
-	},
+	CLI_ENUM("reason", OVPN_A_PEER_DEL_REASON, reason),
 };
 
 /* KEY_ID comes as a u16 here, which CLI_F_NUM takes */
@@ -1579,47 +1565,23 @@ static const struct cli_field cli_peer_float_fields[] = {
 	CLI_FIELD("remote", 0, CLI_F_REMOTE),
 };
 
-static const struct cli_view cli_peer_view = {
-	.prefix = "peer",
-	.nest = OVPN_A_PEER,
-	.maxattr = OVPN_A_PEER_MAX,
-	.fields = cli_peer_fields,
-	.n_fields = ARRAY_SIZE(cli_peer_fields),
-};
+/* fields cli_<f>_fields, in nest attribute @n up to n##_MAX */
+#define CLI_VIEW(p, c, n, f)	{ .prefix = (p), .cmd = (c), .nest = n, \
+				  .maxattr = n##_MAX, \
+				  .fields = cli_##f##_fields, \
+				  .n_fields = ARRAY_SIZE(cli_##f##_fields) }
 
-static const struct cli_view cli_key_view = {
-	.prefix = "key",
-	.nest = OVPN_A_KEYCONF,
-	.maxattr = OVPN_A_KEYCONF_MAX,
-	.fields = cli_key_fields,
-	.n_fields = ARRAY_SIZE(cli_key_fields),
-};
+static const struct cli_view cli_peer_view =
+	CLI_VIEW("peer", 0, OVPN_A_PEER, peer);
+static const struct cli_view cli_key_view =
+	CLI_VIEW("key", 0, OVPN_A_KEYCONF, key);
 
 static const struct cli_view cli_ntf_views[] = {
-	{
-		.prefix = "ntf peer_del",
-		.cmd = OVPN_CMD_PEER_DEL_NTF,
-		.nest = OVPN_A_PEER,
-		.maxattr = OVPN_A_PEER_MAX,
-		.fields = cli_peer_del_fields,
-		.n_fields = ARRAY_SIZE(cli_peer_del_fields),
-	},
-	{
-		.prefix = "ntf key_swap",
-		.cmd = OVPN_CMD_KEY_SWAP_NTF,
-		.nest = OVPN_A_KEYCONF,
-		.maxattr = OVPN_A_KEYCONF_MAX,
-		.fields = cli_key_swap_fields,
-		.n_fields = ARRAY_SIZE(cli_key_swap_fields),
-	},
-	{
-		.prefix = "ntf peer_float",
-		.cmd = OVPN_CMD_PEER_FLOAT_NTF,
-		.nest = OVPN_A_PEER,
-		.maxattr = OVPN_A_PEER_MAX,
-		.fields = cli_peer_float_fields,
-		.n_fields = ARRAY_SIZE(cli_peer_float_fields),
-	},
+	CLI_VIEW("ntf peer_del", OVPN_CMD_PEER_DEL_NTF, OVPN_A_PEER, peer_del),
+	CLI_VIEW("ntf key_swap", OVPN_CMD_KEY_SWAP_NTF, OVPN_A_KEYCONF,
+		 key_swap),
+	CLI_VIEW("ntf peer_float", OVPN_CMD_PEER_FLOAT_NTF, OVPN_A_PEER,
+		 peer_float),
 };
 
 /* One line: the prefix of @v, then each of its fields present in @nlh. */
