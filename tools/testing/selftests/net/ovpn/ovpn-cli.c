@@ -923,6 +923,8 @@ static int cli_link_request(struct nl_msg *msg,
 	struct cli_nl nl;
 	int ret;
 
+	if (!msg)
+		return cli_build_failed(NULL);
 	if (cli_nl_open(&nl, NETLINK_ROUTE)) {
 		nlmsg_free(msg);
 		return RC_LOCAL;
@@ -972,16 +974,11 @@ static int cli_new_iface(const struct cli_cmd *cmd, int argc, char **argv)
 
 static int cli_del_iface(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	struct nl_msg *msg;
-
 	(void)cmd;
 	(void)argc;
 
-	msg = cli_link_msg(RTM_DELLINK, NLM_F_ACK, argv[1]);
-	if (!msg)
-		return cli_build_failed(NULL);
-
-	return cli_link_request(msg, NULL, NULL);
+	return cli_link_request(cli_link_msg(RTM_DELLINK, NLM_F_ACK, argv[1]),
+				NULL, NULL);
 }
 
 static const struct nla_policy cli_linkinfo_policy[IFLA_INFO_MAX + 1] = {
@@ -1013,12 +1010,9 @@ static int cli_link_parse(struct nlmsghdr *nlh, void *arg)
 	if (nla_parse_nested(info, IFLA_INFO_MAX, tb[IFLA_LINKINFO],
 			     cli_linkinfo_policy) < 0)
 		goto bad;
-	if (!info[IFLA_INFO_KIND] ||
-	    strcmp(nla_get_string(info[IFLA_INFO_KIND]), "ovpn"))
-		return 0;
-	link->is_ovpn = true;
-
-	if (!info[IFLA_INFO_DATA])
+	link->is_ovpn = info[IFLA_INFO_KIND] &&
+			!strcmp(nla_get_string(info[IFLA_INFO_KIND]), "ovpn");
+	if (!link->is_ovpn || !info[IFLA_INFO_DATA])
 		return 0;
 	if (nla_parse_nested(data, IFLA_OVPN_MAX, info[IFLA_INFO_DATA],
 			     cli_ovpn_link_policy) < 0)
@@ -1037,17 +1031,13 @@ bad:
 static int cli_get_mode(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct cli_link link = {};
-	struct nl_msg *msg;
 	int ret;
 
 	(void)cmd;
 	(void)argc;
 
-	msg = cli_link_msg(RTM_GETLINK, NLM_F_ACK, argv[1]);
-	if (!msg)
-		return cli_build_failed(NULL);
-
-	ret = cli_link_request(msg, cli_link_parse, &link);
+	ret = cli_link_request(cli_link_msg(RTM_GETLINK, NLM_F_ACK, argv[1]),
+			       cli_link_parse, &link);
 	if (ret)
 		return ret;
 
@@ -2584,29 +2574,20 @@ static int cli_set_peer(const struct cli_cmd *cmd, int argc, char **argv)
 	return cli_peer_request(&req, &p);
 }
 
-static int cli_del_peer(const struct cli_cmd *cmd, int argc, char **argv)
+/* get_peer and del_peer, told apart by their name */
+static int cli_peer_cmd(const struct cli_cmd *cmd, int argc, char **argv)
 {
+	bool get = !strcmp(cmd->name, "get_peer");
 	struct cli_peer p = { .fd = -1 };
 	struct cli_req req;
 
-	(void)argc;
-
-	if (cli_req_init(&req, OVPN_CMD_PEER_DEL, argv[1]) ||
-	    arg_uint("peer id", argv[2], UINT32_MAX, &p.id))
+	if (cli_req_init(&req, get ? OVPN_CMD_PEER_GET : OVPN_CMD_PEER_DEL,
+			 argv[1]))
 		return cmd_usage(cmd);
 
-	return cli_peer_request(&req, &p);
-}
-
-static int cli_get_peer(const struct cli_cmd *cmd, int argc, char **argv)
-{
-	struct cli_peer p = { .fd = -1 };
-	struct cli_req req;
-
-	if (cli_req_init(&req, OVPN_CMD_PEER_GET, argv[1]))
-		return cmd_usage(cmd);
-
-	req.parse = cli_peer_reply;
+	if (get)
+		req.parse = cli_peer_reply;
+	/* only get_peer may leave the id out */
 	if (argc < 3) {
 		req.flags = NLM_F_DUMP;
 		return cli_genl_once(&req);
@@ -2778,37 +2759,23 @@ static int cli_new_key(const struct cli_cmd *cmd, int argc, char **argv)
 	return cli_key_request(&req, &k);
 }
 
-static int cli_get_key(const struct cli_cmd *cmd, int argc, char **argv)
+/* get_key, swap_keys and del_key, told apart by their name */
+static int cli_key_cmd(const struct cli_cmd *cmd, int argc, char **argv)
 {
+	unsigned int op = OVPN_CMD_KEY_SWAP;
 	struct cli_key k;
 	struct cli_req req;
 
-	if (cli_key_args(&req, OVPN_CMD_KEY_GET, argc, argv, &k))
+	if (!strcmp(cmd->name, "get_key"))
+		op = OVPN_CMD_KEY_GET;
+	else if (!strcmp(cmd->name, "del_key"))
+		op = OVPN_CMD_KEY_DEL;
+
+	if (cli_key_args(&req, op, argc, argv, &k))
 		return cmd_usage(cmd);
 
-	req.parse = cli_key_reply;
-	return cli_key_request(&req, &k);
-}
-
-static int cli_swap_keys(const struct cli_cmd *cmd, int argc, char **argv)
-{
-	struct cli_key k;
-	struct cli_req req;
-
-	if (cli_key_args(&req, OVPN_CMD_KEY_SWAP, argc, argv, &k))
-		return cmd_usage(cmd);
-
-	return cli_key_request(&req, &k);
-}
-
-static int cli_del_key(const struct cli_cmd *cmd, int argc, char **argv)
-{
-	struct cli_key k;
-	struct cli_req req;
-
-	if (cli_key_args(&req, OVPN_CMD_KEY_DEL, argc, argv, &k))
-		return cmd_usage(cmd);
-
+	if (op == OVPN_CMD_KEY_GET)
+		req.parse = cli_key_reply;
 	return cli_key_request(&req, &k);
 }
 
@@ -2989,8 +2956,8 @@ static const struct cli_cmd cli_cmds[] = {
 		"options: remote <addr> <port>, vpn <addr>,\n"
 		"  keepalive <interval> <timeout>, tx_id <n>,\n"
 		"  local <addr>"),
-	CLI_CMD("del_peer", cli_del_peer, 2, 2, "<ifname> <peer_id>", NULL),
-	CLI_CMD("get_peer", cli_get_peer, 1, 2, "<ifname> [peer_id]",
+	CLI_CMD("del_peer", cli_peer_cmd, 2, 2, "<ifname> <peer_id>", NULL),
+	CLI_CMD("get_peer", cli_peer_cmd, 1, 2, "<ifname> [peer_id]",
 		"one \"peer key=value...\" line a peer; all without id"),
 	CLI_CMD("new_key", cli_new_key, 7, INT_MAX,
 		"<ifname> <peer_id> <slot> <key_id> <cipher> <dir> <file> [opts]",
@@ -2998,10 +2965,10 @@ static const struct cli_cmd cli_cmds[] = {
 		"cipher: aes128, aes192, aes256, chachapoly or none;\n"
 		"dir: 0 or 1; file: see the source;\n"
 		"opts: key_len <n>, nonce_len <n>"),
-	CLI_CMD("get_key", cli_get_key, 3, 3,
+	CLI_CMD("get_key", cli_key_cmd, 3, 3,
 		"<ifname> <peer_id> <primary|secondary>", NULL),
-	CLI_CMD("swap_keys", cli_swap_keys, 2, 2, "<ifname> <peer_id>", NULL),
-	CLI_CMD("del_key", cli_del_key, 3, 3,
+	CLI_CMD("swap_keys", cli_key_cmd, 2, 2, "<ifname> <peer_id>", NULL),
+	CLI_CMD("del_key", cli_key_cmd, 3, 3,
 		"<ifname> <peer_id> <primary|secondary>", NULL),
 	CLI_CMD("listen_mcast", cli_listen_mcast, 0, 3, "[seconds] [count <n>]",
 		"prints READY, then a \"ntf ...\" line a notification"),
