@@ -119,22 +119,14 @@ static const char * const ovpn_mode_names[] = {
 	[OVPN_MODE_MP] = "mp",
 };
 
-static const struct {
-	const char *name;
-	unsigned int cmd;
-} ovpn_cmd_names[] = {
-	{ "peer_new", OVPN_CMD_PEER_NEW },
-	{ "peer_set", OVPN_CMD_PEER_SET },
-	{ "peer_get", OVPN_CMD_PEER_GET },
-	{ "peer_del", OVPN_CMD_PEER_DEL },
-	{ "peer_del_ntf", OVPN_CMD_PEER_DEL_NTF },
-	{ "key_new", OVPN_CMD_KEY_NEW },
-	{ "key_get", OVPN_CMD_KEY_GET },
-	{ "key_swap", OVPN_CMD_KEY_SWAP },
-	{ "key_swap_ntf", OVPN_CMD_KEY_SWAP_NTF },
-	{ "key_del", OVPN_CMD_KEY_DEL },
-	{ "peer_float_ntf", OVPN_CMD_PEER_FLOAT_NTF },
+/* OVPN_CMD_* in their uapi order, which is fixed */
+static const char * const ovpn_cmd_names[] = {
+	[OVPN_CMD_PEER_NEW] = "peer_new", "peer_set", "peer_get", "peer_del",
+	"peer_del_ntf", "key_new", "key_get", "key_swap", "key_swap_ntf",
+	"key_del", "peer_float_ntf",
 };
+
+static_assert(ARRAY_SIZE(ovpn_cmd_names) == OVPN_CMD_MAX + 1, "cmd names");
 
 static const char * const ovpn_slot_names[] = {
 	[OVPN_KEY_SLOT_PRIMARY] = "primary",
@@ -513,29 +505,15 @@ static int parse_uint(const char *str, unsigned long max, unsigned long *val)
 	return 0;
 }
 
-/* Index of @str in @names, -1 if absent. */
-static int lookup_name(const char *str, const char * const *names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (names[i] && !strcmp(str, names[i]))
-			return i;
-
-	return -1;
-}
-
 /* One of @names, as its index, or a decimal number up to @max. */
 static int parse_name(const char *str, const char * const *names, size_t n,
 		      unsigned long max, unsigned long *val)
 {
-	int i = lookup_name(str, names, n);
+	for (*val = 0; *val < n; (*val)++)
+		if (names[*val] && !strcmp(str, names[*val]))
+			return 0;
 
-	if (i < 0)
-		return parse_uint(str, max, val);
-
-	*val = i;
-	return 0;
+	return parse_uint(str, max, val);
 }
 
 static int hex_digit(char c)
@@ -1222,25 +1200,6 @@ static int cli_family(const struct cli_cmd *cmd, int argc, char **argv)
 	return RC_OK;
 }
 
-static int cli_parse_genl_cmd(const char *str, unsigned int *cmd)
-{
-	unsigned long val;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(ovpn_cmd_names); i++) {
-		if (!strcmp(str, ovpn_cmd_names[i].name)) {
-			*cmd = ovpn_cmd_names[i].cmd;
-			return 0;
-		}
-	}
-
-	if (parse_uint(str, 255, &val))
-		return -1;
-
-	*cmd = val;
-	return 0;
-}
-
 /* A nested attribute opened by hand, NLA_F_NESTED set whatever libnl does. */
 static struct nlattr *cli_nest_start(struct nl_msg *msg, int type)
 {
@@ -1359,13 +1318,16 @@ static int cli_genl_cmd(const struct cli_cmd *cmd, int argc, char **argv)
 		.parse = cli_count_parse,
 		.arg = &count,
 	};
+	unsigned long op;
 	int i = 2, ret;
 
-	if (cli_parse_genl_cmd(argv[1], &req.cmd)) {
+	if (parse_name(argv[1], ovpn_cmd_names, ARRAY_SIZE(ovpn_cmd_names),
+		       255, &op)) {
 		fprintf(stderr, "%s: unknown command '%s'\n", CLI_NAME,
 			argv[1]);
 		return cmd_usage(cmd);
 	}
+	req.cmd = op;
 
 	while (i < argc) {
 		ret = cli_parse_target(argc, argv, &i, &req);
@@ -2984,7 +2946,8 @@ static void cli_help(FILE *out)
 		cli_print_help(out, &cli_cmds[i], "  ");
 	fprintf(out, "\n<CMD> of cmd: a decimal number or one of:");
 	for (i = 0; i < ARRAY_SIZE(ovpn_cmd_names); i++)
-		fprintf(out, " %s", ovpn_cmd_names[i].name);
+		if (ovpn_cmd_names[i])
+			fprintf(out, " %s", ovpn_cmd_names[i]);
 	fprintf(out, "\n\nexit status: 0 ok, 1 usage or local error, ");
 	fprintf(out, "2 refused (\"ERR <ENAME> <message>\" on stdout)\n");
 }
