@@ -2116,6 +2116,17 @@ static int cli_peer_line(char *line, bool port, struct cli_peer *p)
 	return 0;
 }
 
+/* fopen() for reading, telling why it failed. */
+static FILE *cli_fopen(const char *path)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fprintf(stderr, "%s: %s: %s\n", CLI_NAME, path,
+			strerror(errno));
+	return f;
+}
+
 /*
  * The peers of @path, all checked, into *@peers: how many, or -1 (told).
  * @port: the lines have a remote port, see cli_peer_line().
@@ -2130,12 +2141,9 @@ static int cli_read_peers(const char *path, bool port,
 	int n = 0, ret;
 	FILE *f;
 
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", CLI_NAME, path,
-			strerror(errno));
+	f = cli_fopen(path);
+	if (!f)
 		return -1;
-	}
 
 	while (n >= 0 && getline(&line, &cap, f) >= 0) {
 		lineno++;
@@ -2594,12 +2602,9 @@ static int cli_read_key_file(const char *path, struct cli_key *k)
 	bool bad = false;
 	FILE *f;
 
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", CLI_NAME, path,
-			strerror(errno));
+	f = cli_fopen(path);
+	if (!f)
 		return -1;
-	}
 
 	while (getline(&line, &cap, f) >= 0) {
 		s = cli_trim(line);
