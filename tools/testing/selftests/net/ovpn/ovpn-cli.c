@@ -94,11 +94,9 @@
 #define CLI_SEND_PAUSE_MS	10
 #define CLI_TCP_BACKLOG		16
 
-/* key material: what a key file holds, and how far new_key may pad it */
+/* key material: what a key file holds */
 #define CLI_KEY_LINES		4
 #define CLI_KEY_FILE_LEN	32
-#define CLI_KEY_MAX		300
-#define CLI_NONCE_MAX		32
 
 /* the largest attribute set nested in a reply or a notification */
 #define CLI_NEST_MAX		OVPN_A_PEER_MAX
@@ -169,9 +167,7 @@ enum {
 	CLI_OPT_KEEPALIVE = 1 << 4,
 	CLI_OPT_MARK = 1 << 5,
 	CLI_OPT_STAY = 1 << 6,
-	CLI_OPT_KEY_LEN = 1 << 7,
-	CLI_OPT_NONCE_LEN = 1 << 8,
-	CLI_OPT_CTRL = 1 << 9,
+	CLI_OPT_CTRL = 1 << 7,
 };
 
 #define CLI_NEW_PEER_OPTS	(CLI_OPT_VPN | CLI_OPT_TX_ID | \
@@ -181,7 +177,6 @@ enum {
 				 CLI_OPT_TX_ID | CLI_OPT_LOCAL | \
 				 CLI_OPT_KEEPALIVE)
 #define CLI_MULTI_PEER_OPTS	(CLI_OPT_MARK | CLI_OPT_STAY)
-#define CLI_NEW_KEY_OPTS	(CLI_OPT_KEY_LEN | CLI_OPT_NONCE_LEN)
 #define CLI_NEW_TCP_PEER_OPTS	(CLI_OPT_VPN | CLI_OPT_TX_ID | \
 				 CLI_OPT_KEEPALIVE | CLI_OPT_CTRL | \
 				 CLI_OPT_STAY)
@@ -199,8 +194,6 @@ static const struct {
 	{ "keepalive", 2, CLI_OPT_KEEPALIVE },
 	{ "mark", 1, CLI_OPT_MARK },
 	{ "stay", 0, CLI_OPT_STAY },
-	{ "key_len", 1, CLI_OPT_KEY_LEN },
-	{ "nonce_len", 1, CLI_OPT_NONCE_LEN },
 	{ "ctrl", 1, CLI_OPT_CTRL },
 };
 
@@ -290,8 +283,6 @@ struct cli_addr {
  * @ka_timeout: keepalive timeout (CLI_OPT_KEEPALIVE)
  * @tx_id: peer id of outgoing packets (CLI_OPT_TX_ID)
  * @mark: SO_MARK of the transport socket (CLI_OPT_MARK)
- * @key_len: bytes of cipher key sent (CLI_OPT_KEY_LEN)
- * @nonce_len: bytes of nonce tail sent (CLI_OPT_NONCE_LEN)
  * @rec: a control record, length prefix included, allocated (CLI_OPT_CTRL)
  * @rec_len: bytes in @rec
  */
@@ -306,8 +297,6 @@ struct cli_opts {
 	unsigned long ka_timeout;
 	unsigned long tx_id;
 	unsigned long mark;
-	unsigned long key_len;
-	unsigned long nonce_len;
 	unsigned char *rec;
 	size_t rec_len;
 };
@@ -343,9 +332,8 @@ struct cli_peer {
  * @cipher: index in cli_ciphers; -1 to send no key id, cipher or material
  * @key_id: key id
  * @dir: 0 encrypts with key A and decrypts with key B, 1 the other way
- * @o: key_len and nonce_len
- * @key: keys A and B, zero padded
- * @tail: nonce tails A and B, zero padded
+ * @key: keys A and B
+ * @tail: nonce tails A and B
  */
 struct cli_key {
 	unsigned long peer_id;
@@ -354,9 +342,8 @@ struct cli_key {
 	int cipher;
 	unsigned long key_id;
 	unsigned long dir;
-	struct cli_opts o;
-	unsigned char key[2][CLI_KEY_MAX];
-	unsigned char tail[2][CLI_NONCE_MAX];
+	unsigned char key[2][CLI_KEY_FILE_LEN];
+	unsigned char tail[2][OVPN_NONCE_TAIL_SIZE];
 };
 
 /**
@@ -1638,10 +1625,6 @@ static int cli_set_opt(struct cli_opts *o, unsigned int bit, char **args)
 		       parse_uint(args[1], UINT32_MAX, &o->ka_timeout) ? -1 : 0;
 	case CLI_OPT_MARK:
 		return parse_uint(args[0], UINT32_MAX, &o->mark);
-	case CLI_OPT_KEY_LEN:
-		return parse_uint(args[0], CLI_KEY_MAX, &o->key_len);
-	case CLI_OPT_NONCE_LEN:
-		return parse_uint(args[0], CLI_NONCE_MAX, &o->nonce_len);
 	case CLI_OPT_CTRL:
 		return cli_set_record(o, args[0]);
 	}
@@ -2632,9 +2615,9 @@ static int cli_put_keydir(struct nl_msg *msg, int type,
 	struct nlattr *dir = cli_nest_start(msg, type);
 
 	if (!dir ||
-	    nla_put(msg, OVPN_A_KEYDIR_CIPHER_KEY, k->o.key_len,
-		    k->key[which]) < 0 ||
-	    nla_put(msg, OVPN_A_KEYDIR_NONCE_TAIL, k->o.nonce_len,
+	    nla_put(msg, OVPN_A_KEYDIR_CIPHER_KEY,
+		    cli_ciphers[k->cipher].key_len, k->key[which]) < 0 ||
+	    nla_put(msg, OVPN_A_KEYDIR_NONCE_TAIL, OVPN_NONCE_TAIL_SIZE,
 		    k->tail[which]) < 0)
 		return -1;
 
@@ -2701,10 +2684,11 @@ static int cli_new_key(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cli_key k;
 	struct cli_req req;
 
+	(void)argc;
+
 	if (cli_key_args(&req, OVPN_CMD_KEY_NEW, 4, argv, &k) ||
 	    arg_uint("key id", argv[4], UINT32_MAX, &k.key_id) ||
-	    arg_uint("key direction", argv[6], 1, &k.dir) ||
-	    cli_parse_opts(&k.o, CLI_NEW_KEY_OPTS, argc - 8, argv + 8))
+	    arg_uint("key direction", argv[6], 1, &k.dir))
 		return cmd_usage(cmd);
 
 	for (k.cipher = 0; k.cipher < (int)ARRAY_SIZE(cli_ciphers); k.cipher++)
@@ -2717,11 +2701,6 @@ static int cli_new_key(const struct cli_cmd *cmd, int argc, char **argv)
 
 	if (cli_read_key_file(argv[7], &k))
 		return RC_LOCAL;
-
-	if (!(k.o.given & CLI_OPT_KEY_LEN))
-		k.o.key_len = cli_ciphers[k.cipher].key_len;
-	if (!(k.o.given & CLI_OPT_NONCE_LEN))
-		k.o.nonce_len = OVPN_NONCE_TAIL_SIZE;
 
 	return cli_key_request(&req, &k);
 }
@@ -2926,12 +2905,11 @@ static const struct cli_cmd cli_cmds[] = {
 	CLI_CMD("del_peer", cli_peer_cmd, 2, 2, "<ifname> <peer_id>", NULL),
 	CLI_CMD("get_peer", cli_peer_cmd, 1, 2, "<ifname> [peer_id]",
 		"one \"peer key=value...\" line a peer; all without id"),
-	CLI_CMD("new_key", cli_new_key, 7, INT_MAX,
-		"<ifname> <peer_id> <slot> <key_id> <cipher> <dir> <file> [opts]",
+	CLI_CMD("new_key", cli_new_key, 7, 7,
+		"<ifname> <peer_id> <slot> <key_id> <cipher> <dir> <file>",
 		"slot: primary or secondary; key_id: 0 to 7;\n"
 		"cipher: aes128, aes192, aes256, chachapoly or none;\n"
-		"dir: 0 or 1; file: see the source;\n"
-		"opts: key_len <n>, nonce_len <n>"),
+		"dir: 0 or 1; file: see the source"),
 	CLI_CMD("get_key", cli_key_cmd, 3, 3,
 		"<ifname> <peer_id> <primary|secondary>", NULL),
 	CLI_CMD("swap_keys", cli_key_cmd, 2, 2, "<ifname> <peer_id>", NULL),
