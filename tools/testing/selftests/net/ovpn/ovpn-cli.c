@@ -1771,6 +1771,17 @@ static socklen_t cli_sockaddr(const struct cli_addr *addr, unsigned long port,
 	return sizeof(*sin6);
 }
 
+/* Close @fd, if open, keeping errno: -1. */
+static int cli_close_err(int fd)
+{
+	int err = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = err;
+	return -1;
+}
+
 /*
  * A UDP socket of @local's family bound to @local:@port, IPv6 ones taking
  * IPv4 too, with the SO_MARK of @o if given.
@@ -1793,23 +1804,10 @@ static int cli_udp_socket(const struct cli_addr *local, unsigned long port,
 	    bind(fd, (struct sockaddr *)&ss, len)) {
 		fprintf(stderr, "%s: cannot set up the UDP socket: %s\n",
 			CLI_NAME, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
+		return cli_close_err(fd);
 	}
 
 	return fd;
-}
-
-/* Close @fd, if open, keeping errno: -1. */
-static int cli_close_err(int fd)
-{
-	int err = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = err;
-	return -1;
 }
 
 /*
