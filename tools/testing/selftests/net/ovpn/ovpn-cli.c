@@ -204,7 +204,6 @@ static const struct {
  * @parse: called for every reply that is not an ACK, an error or a DONE;
  *	returns 0 or -1 (message already printed)
  * @parse_arg: second argument of @parse
- * @nmsgs: replies seen by @parse so far
  * @done: the request got its ACK, its error or the end of its dump
  * @failed: @parse rejected a reply
  * @error: positive errno reported by the kernel, 0 if none
@@ -219,7 +218,6 @@ struct cli_nl {
 	struct nl_cb *cb;
 	int (*parse)(struct nlmsghdr *nlh, void *arg);
 	void *parse_arg;
-	unsigned int nmsgs;
 	bool done;
 	bool failed;
 	int error;
@@ -711,7 +709,6 @@ static int cli_nl_valid_cb(struct nl_msg *msg, void *arg)
 {
 	struct cli_nl *nl = arg;
 
-	nl->nmsgs++;
 	if (nl->parse && nl->parse(nlmsg_hdr(msg), nl->parse_arg))
 		nl->failed = true;
 
@@ -812,7 +809,6 @@ static int cli_nl_request(struct cli_nl *nl, struct nl_msg *msg,
 
 	nl->parse = parse;
 	nl->parse_arg = arg;
-	nl->nmsgs = 0;
 	nl->done = false;
 	nl->failed = false;
 	nl->error = 0;
