@@ -36,7 +36,7 @@
  * record; the kernel keeps the data records to itself.
  */
 
-/* strchrnul() */
+/* strchrnul(), strerrorname_np() */
 #define _GNU_SOURCE
 
 #include <arpa/inet.h>
@@ -94,11 +94,9 @@
 #define CLI_SEND_PAUSE_MS	10
 #define CLI_TCP_BACKLOG		16
 
-/* key material: what a key file holds, and how far new_key may pad it */
+/* key material: what a key file holds */
 #define CLI_KEY_LINES		4
 #define CLI_KEY_FILE_LEN	32
-#define CLI_KEY_MAX		300
-#define CLI_NONCE_MAX		32
 
 /* the largest attribute set nested in a reply or a notification */
 #define CLI_NEST_MAX		OVPN_A_PEER_MAX
@@ -114,86 +112,19 @@ enum cli_rc {
 	RC_KERNEL = 2,
 };
 
-static const struct {
-	int err;
-	const char *name;
-} errno_names[] = {
-	{ EPERM, "EPERM" },
-	{ ENOENT, "ENOENT" },
-	{ ESRCH, "ESRCH" },
-	{ EINTR, "EINTR" },
-	{ EIO, "EIO" },
-	{ ENXIO, "ENXIO" },
-	{ E2BIG, "E2BIG" },
-	{ EBADF, "EBADF" },
-	{ EAGAIN, "EAGAIN" },
-	{ ENOMEM, "ENOMEM" },
-	{ EACCES, "EACCES" },
-	{ EFAULT, "EFAULT" },
-	{ EBUSY, "EBUSY" },
-	{ EEXIST, "EEXIST" },
-	{ EXDEV, "EXDEV" },
-	{ ENODEV, "ENODEV" },
-	{ EINVAL, "EINVAL" },
-	{ ENFILE, "ENFILE" },
-	{ EMFILE, "EMFILE" },
-	{ ENOSPC, "ENOSPC" },
-	{ ERANGE, "ERANGE" },
-	{ EDEADLK, "EDEADLK" },
-	{ ENODATA, "ENODATA" },
-	{ EPROTO, "EPROTO" },
-	{ EBADMSG, "EBADMSG" },
-	{ EOVERFLOW, "EOVERFLOW" },
-	{ ENOTSOCK, "ENOTSOCK" },
-	{ EDESTADDRREQ, "EDESTADDRREQ" },
-	{ EMSGSIZE, "EMSGSIZE" },
-	{ EPROTOTYPE, "EPROTOTYPE" },
-	{ ENOPROTOOPT, "ENOPROTOOPT" },
-	{ EPROTONOSUPPORT, "EPROTONOSUPPORT" },
-	{ ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT" },
-	{ EOPNOTSUPP, "EOPNOTSUPP" },
-	{ EPFNOSUPPORT, "EPFNOSUPPORT" },
-	{ EAFNOSUPPORT, "EAFNOSUPPORT" },
-	{ EADDRINUSE, "EADDRINUSE" },
-	{ EADDRNOTAVAIL, "EADDRNOTAVAIL" },
-	{ ENETDOWN, "ENETDOWN" },
-	{ ENETUNREACH, "ENETUNREACH" },
-	{ ECONNABORTED, "ECONNABORTED" },
-	{ ECONNRESET, "ECONNRESET" },
-	{ ENOBUFS, "ENOBUFS" },
-	{ EISCONN, "EISCONN" },
-	{ ENOTCONN, "ENOTCONN" },
-	{ ETIMEDOUT, "ETIMEDOUT" },
-	{ ECONNREFUSED, "ECONNREFUSED" },
-	{ EHOSTUNREACH, "EHOSTUNREACH" },
-	{ EALREADY, "EALREADY" },
-	{ EINPROGRESS, "EINPROGRESS" },
-	{ ENOKEY, "ENOKEY" },
-	{ EKEYREJECTED, "EKEYREJECTED" },
-	{ CLI_ENOTSUPP, "ENOTSUPP" },
-};
-
 static const char * const ovpn_mode_names[] = {
 	[OVPN_MODE_P2P] = "p2p",
 	[OVPN_MODE_MP] = "mp",
 };
 
-static const struct {
-	const char *name;
-	unsigned int cmd;
-} ovpn_cmd_names[] = {
-	{ "peer_new", OVPN_CMD_PEER_NEW },
-	{ "peer_set", OVPN_CMD_PEER_SET },
-	{ "peer_get", OVPN_CMD_PEER_GET },
-	{ "peer_del", OVPN_CMD_PEER_DEL },
-	{ "peer_del_ntf", OVPN_CMD_PEER_DEL_NTF },
-	{ "key_new", OVPN_CMD_KEY_NEW },
-	{ "key_get", OVPN_CMD_KEY_GET },
-	{ "key_swap", OVPN_CMD_KEY_SWAP },
-	{ "key_swap_ntf", OVPN_CMD_KEY_SWAP_NTF },
-	{ "key_del", OVPN_CMD_KEY_DEL },
-	{ "peer_float_ntf", OVPN_CMD_PEER_FLOAT_NTF },
+/* OVPN_CMD_* in their uapi order, which is fixed */
+static const char * const ovpn_cmd_names[] = {
+	[OVPN_CMD_PEER_NEW] = "peer_new", "peer_set", "peer_get", "peer_del",
+	"peer_del_ntf", "key_new", "key_get", "key_swap", "key_swap_ntf",
+	"key_del", "peer_float_ntf",
 };
+
+static_assert(ARRAY_SIZE(ovpn_cmd_names) == OVPN_CMD_MAX + 1, "cmd names");
 
 static const char * const ovpn_slot_names[] = {
 	[OVPN_KEY_SLOT_PRIMARY] = "primary",
@@ -236,9 +167,7 @@ enum {
 	CLI_OPT_KEEPALIVE = 1 << 4,
 	CLI_OPT_MARK = 1 << 5,
 	CLI_OPT_STAY = 1 << 6,
-	CLI_OPT_KEY_LEN = 1 << 7,
-	CLI_OPT_NONCE_LEN = 1 << 8,
-	CLI_OPT_CTRL = 1 << 9,
+	CLI_OPT_CTRL = 1 << 7,
 };
 
 #define CLI_NEW_PEER_OPTS	(CLI_OPT_VPN | CLI_OPT_TX_ID | \
@@ -248,7 +177,6 @@ enum {
 				 CLI_OPT_TX_ID | CLI_OPT_LOCAL | \
 				 CLI_OPT_KEEPALIVE)
 #define CLI_MULTI_PEER_OPTS	(CLI_OPT_MARK | CLI_OPT_STAY)
-#define CLI_NEW_KEY_OPTS	(CLI_OPT_KEY_LEN | CLI_OPT_NONCE_LEN)
 #define CLI_NEW_TCP_PEER_OPTS	(CLI_OPT_VPN | CLI_OPT_TX_ID | \
 				 CLI_OPT_KEEPALIVE | CLI_OPT_CTRL | \
 				 CLI_OPT_STAY)
@@ -266,8 +194,6 @@ static const struct {
 	{ "keepalive", 2, CLI_OPT_KEEPALIVE },
 	{ "mark", 1, CLI_OPT_MARK },
 	{ "stay", 0, CLI_OPT_STAY },
-	{ "key_len", 1, CLI_OPT_KEY_LEN },
-	{ "nonce_len", 1, CLI_OPT_NONCE_LEN },
 	{ "ctrl", 1, CLI_OPT_CTRL },
 };
 
@@ -278,7 +204,6 @@ static const struct {
  * @parse: called for every reply that is not an ACK, an error or a DONE;
  *	returns 0 or -1 (message already printed)
  * @parse_arg: second argument of @parse
- * @nmsgs: replies seen by @parse so far
  * @done: the request got its ACK, its error or the end of its dump
  * @failed: @parse rejected a reply
  * @error: positive errno reported by the kernel, 0 if none
@@ -293,7 +218,6 @@ struct cli_nl {
 	struct nl_cb *cb;
 	int (*parse)(struct nlmsghdr *nlh, void *arg);
 	void *parse_arg;
-	unsigned int nmsgs;
 	bool done;
 	bool failed;
 	int error;
@@ -357,8 +281,6 @@ struct cli_addr {
  * @ka_timeout: keepalive timeout (CLI_OPT_KEEPALIVE)
  * @tx_id: peer id of outgoing packets (CLI_OPT_TX_ID)
  * @mark: SO_MARK of the transport socket (CLI_OPT_MARK)
- * @key_len: bytes of cipher key sent (CLI_OPT_KEY_LEN)
- * @nonce_len: bytes of nonce tail sent (CLI_OPT_NONCE_LEN)
  * @rec: a control record, length prefix included, allocated (CLI_OPT_CTRL)
  * @rec_len: bytes in @rec
  */
@@ -373,8 +295,6 @@ struct cli_opts {
 	unsigned long ka_timeout;
 	unsigned long tx_id;
 	unsigned long mark;
-	unsigned long key_len;
-	unsigned long nonce_len;
 	unsigned char *rec;
 	size_t rec_len;
 };
@@ -410,9 +330,8 @@ struct cli_peer {
  * @cipher: index in cli_ciphers; -1 to send no key id, cipher or material
  * @key_id: key id
  * @dir: 0 encrypts with key A and decrypts with key B, 1 the other way
- * @o: key_len and nonce_len
- * @key: keys A and B, zero padded
- * @tail: nonce tails A and B, zero padded
+ * @key: keys A and B
+ * @tail: nonce tails A and B
  */
 struct cli_key {
 	unsigned long peer_id;
@@ -421,9 +340,8 @@ struct cli_key {
 	int cipher;
 	unsigned long key_id;
 	unsigned long dir;
-	struct cli_opts o;
-	unsigned char key[2][CLI_KEY_MAX];
-	unsigned char tail[2][CLI_NONCE_MAX];
+	unsigned char key[2][CLI_KEY_FILE_LEN];
+	unsigned char tail[2][OVPN_NONCE_TAIL_SIZE];
 };
 
 /**
@@ -498,6 +416,10 @@ struct cli_field {
 };
 
 #define CLI_FIELD(k, a, t)	{ .key = (k), .attr = (a), .kind = (t) }
+/* a CLI_F_ENUM named by ovpn_<n>_names */
+#define CLI_ENUM(k, a, n)	{ .key = (k), .attr = (a), .kind = CLI_F_ENUM, \
+				  .names = ovpn_##n##_names, \
+				  .n_names = ARRAY_SIZE(ovpn_##n##_names) }
 #define CLI_IFINDEX		{ .key = "ifindex", .attr = OVPN_A_IFINDEX, \
 				  .kind = CLI_F_NUM, .top = true }
 
@@ -538,15 +460,16 @@ struct cli_cmd {
 	int (*handler)(const struct cli_cmd *cmd, int argc, char **argv);
 };
 
+/* glibc names every errno but the kernel-internal ENOTSUPP */
 static const char *errno_name(int err)
 {
 	static char buf[16];
-	size_t i;
+	const char *name = strerrorname_np(err);
 
-	for (i = 0; i < ARRAY_SIZE(errno_names); i++)
-		if (errno_names[i].err == err)
-			return errno_names[i].name;
-
+	if (name)
+		return name;
+	if (err == CLI_ENOTSUPP)
+		return "ENOTSUPP";
 	snprintf(buf, sizeof(buf), "E%d", err);
 	return buf;
 }
@@ -567,29 +490,15 @@ static int parse_uint(const char *str, unsigned long max, unsigned long *val)
 	return 0;
 }
 
-/* Index of @str in @names, -1 if absent. */
-static int lookup_name(const char *str, const char * const *names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (names[i] && !strcmp(str, names[i]))
-			return i;
-
-	return -1;
-}
-
 /* One of @names, as its index, or a decimal number up to @max. */
 static int parse_name(const char *str, const char * const *names, size_t n,
 		      unsigned long max, unsigned long *val)
 {
-	int i = lookup_name(str, names, n);
+	for (*val = 0; *val < n; (*val)++)
+		if (names[*val] && !strcmp(str, names[*val]))
+			return 0;
 
-	if (i < 0)
-		return parse_uint(str, max, val);
-
-	*val = i;
-	return 0;
+	return parse_uint(str, max, val);
 }
 
 static int hex_digit(char c)
@@ -800,7 +709,6 @@ static int cli_nl_valid_cb(struct nl_msg *msg, void *arg)
 {
 	struct cli_nl *nl = arg;
 
-	nl->nmsgs++;
 	if (nl->parse && nl->parse(nlmsg_hdr(msg), nl->parse_arg))
 		nl->failed = true;
 
@@ -901,7 +809,6 @@ static int cli_nl_request(struct cli_nl *nl, struct nl_msg *msg,
 
 	nl->parse = parse;
 	nl->parse_arg = arg;
-	nl->nmsgs = 0;
 	nl->done = false;
 	nl->failed = false;
 	nl->error = 0;
@@ -977,6 +884,8 @@ static int cli_link_request(struct nl_msg *msg,
 	struct cli_nl nl;
 	int ret;
 
+	if (!msg)
+		return cli_build_failed(NULL);
 	if (cli_nl_open(&nl, NETLINK_ROUTE)) {
 		nlmsg_free(msg);
 		return RC_LOCAL;
@@ -1026,16 +935,11 @@ static int cli_new_iface(const struct cli_cmd *cmd, int argc, char **argv)
 
 static int cli_del_iface(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	struct nl_msg *msg;
-
 	(void)cmd;
 	(void)argc;
 
-	msg = cli_link_msg(RTM_DELLINK, NLM_F_ACK, argv[1]);
-	if (!msg)
-		return cli_build_failed(NULL);
-
-	return cli_link_request(msg, NULL, NULL);
+	return cli_link_request(cli_link_msg(RTM_DELLINK, NLM_F_ACK, argv[1]),
+				NULL, NULL);
 }
 
 static const struct nla_policy cli_linkinfo_policy[IFLA_INFO_MAX + 1] = {
@@ -1067,12 +971,9 @@ static int cli_link_parse(struct nlmsghdr *nlh, void *arg)
 	if (nla_parse_nested(info, IFLA_INFO_MAX, tb[IFLA_LINKINFO],
 			     cli_linkinfo_policy) < 0)
 		goto bad;
-	if (!info[IFLA_INFO_KIND] ||
-	    strcmp(nla_get_string(info[IFLA_INFO_KIND]), "ovpn"))
-		return 0;
-	link->is_ovpn = true;
-
-	if (!info[IFLA_INFO_DATA])
+	link->is_ovpn = info[IFLA_INFO_KIND] &&
+			!strcmp(nla_get_string(info[IFLA_INFO_KIND]), "ovpn");
+	if (!link->is_ovpn || !info[IFLA_INFO_DATA])
 		return 0;
 	if (nla_parse_nested(data, IFLA_OVPN_MAX, info[IFLA_INFO_DATA],
 			     cli_ovpn_link_policy) < 0)
@@ -1091,17 +992,13 @@ bad:
 static int cli_get_mode(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct cli_link link = {};
-	struct nl_msg *msg;
 	int ret;
 
 	(void)cmd;
 	(void)argc;
 
-	msg = cli_link_msg(RTM_GETLINK, NLM_F_ACK, argv[1]);
-	if (!msg)
-		return cli_build_failed(NULL);
-
-	ret = cli_link_request(msg, cli_link_parse, &link);
+	ret = cli_link_request(cli_link_msg(RTM_GETLINK, NLM_F_ACK, argv[1]),
+			       cli_link_parse, &link);
 	if (ret)
 		return ret;
 
@@ -1286,25 +1183,6 @@ static int cli_family(const struct cli_cmd *cmd, int argc, char **argv)
 	return RC_OK;
 }
 
-static int cli_parse_genl_cmd(const char *str, unsigned int *cmd)
-{
-	unsigned long val;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(ovpn_cmd_names); i++) {
-		if (!strcmp(str, ovpn_cmd_names[i].name)) {
-			*cmd = ovpn_cmd_names[i].cmd;
-			return 0;
-		}
-	}
-
-	if (parse_uint(str, 255, &val))
-		return -1;
-
-	*cmd = val;
-	return 0;
-}
-
 /* A nested attribute opened by hand, NLA_F_NESTED set whatever libnl does. */
 static struct nlattr *cli_nest_start(struct nl_msg *msg, int type)
 {
@@ -1423,13 +1301,16 @@ static int cli_genl_cmd(const struct cli_cmd *cmd, int argc, char **argv)
 		.parse = cli_count_parse,
 		.arg = &count,
 	};
+	unsigned long op;
 	int i = 2, ret;
 
-	if (cli_parse_genl_cmd(argv[1], &req.cmd)) {
+	if (parse_name(argv[1], ovpn_cmd_names, ARRAY_SIZE(ovpn_cmd_names),
+		       255, &op)) {
 		fprintf(stderr, "%s: unknown command '%s'\n", CLI_NAME,
 			argv[1]);
 		return cmd_usage(cmd);
 	}
+	req.cmd = op;
 
 	while (i < argc) {
 		ret = cli_parse_target(argc, argv, &i, &req);
@@ -1595,33 +1476,15 @@ static const struct cli_field cli_peer_fields[] = {
 
 static const struct cli_field cli_key_fields[] = {
 	CLI_FIELD("peer_id", OVPN_A_KEYCONF_PEER_ID, CLI_F_NUM),
-	{
-		.key = "slot",
-		.attr = OVPN_A_KEYCONF_SLOT,
-		.kind = CLI_F_ENUM,
-		.names = ovpn_slot_names,
-		.n_names = ARRAY_SIZE(ovpn_slot_names),
-	},
+	CLI_ENUM("slot", OVPN_A_KEYCONF_SLOT, slot),
 	CLI_FIELD("key_id", OVPN_A_KEYCONF_KEY_ID, CLI_F_NUM),
-	{
-		.key = "cipher",
-		.attr = OVPN_A_KEYCONF_CIPHER_ALG,
-		.kind = CLI_F_ENUM,
-		.names = ovpn_alg_names,
-		.n_names = ARRAY_SIZE(ovpn_alg_names),
-	},
+	CLI_ENUM("cipher", OVPN_A_KEYCONF_CIPHER_ALG, alg),
 };
 
 static const struct cli_field cli_peer_del_fields[] = {
 	CLI_IFINDEX,
 	CLI_FIELD("id", OVPN_A_PEER_ID, CLI_F_NUM),
-	{
-		.key = "reason",
-		.attr = OVPN_A_PEER_DEL_REASON,
-		.kind = CLI_F_ENUM,
-		.names = ovpn_reason_names,
-		.n_names = ARRAY_SIZE(ovpn_reason_names),
-	},
+	CLI_ENUM("reason", OVPN_A_PEER_DEL_REASON, reason),
 };
 
 /* KEY_ID comes as a u16 here, which CLI_F_NUM takes */
@@ -1637,47 +1500,23 @@ static const struct cli_field cli_peer_float_fields[] = {
 	CLI_FIELD("remote", 0, CLI_F_REMOTE),
 };
 
-static const struct cli_view cli_peer_view = {
-	.prefix = "peer",
-	.nest = OVPN_A_PEER,
-	.maxattr = OVPN_A_PEER_MAX,
-	.fields = cli_peer_fields,
-	.n_fields = ARRAY_SIZE(cli_peer_fields),
-};
+/* fields cli_<f>_fields, in nest attribute @n up to n##_MAX */
+#define CLI_VIEW(p, c, n, f)	{ .prefix = (p), .cmd = (c), .nest = n, \
+				  .maxattr = n##_MAX, \
+				  .fields = cli_##f##_fields, \
+				  .n_fields = ARRAY_SIZE(cli_##f##_fields) }
 
-static const struct cli_view cli_key_view = {
-	.prefix = "key",
-	.nest = OVPN_A_KEYCONF,
-	.maxattr = OVPN_A_KEYCONF_MAX,
-	.fields = cli_key_fields,
-	.n_fields = ARRAY_SIZE(cli_key_fields),
-};
+static const struct cli_view cli_peer_view =
+	CLI_VIEW("peer", 0, OVPN_A_PEER, peer);
+static const struct cli_view cli_key_view =
+	CLI_VIEW("key", 0, OVPN_A_KEYCONF, key);
 
 static const struct cli_view cli_ntf_views[] = {
-	{
-		.prefix = "ntf peer_del",
-		.cmd = OVPN_CMD_PEER_DEL_NTF,
-		.nest = OVPN_A_PEER,
-		.maxattr = OVPN_A_PEER_MAX,
-		.fields = cli_peer_del_fields,
-		.n_fields = ARRAY_SIZE(cli_peer_del_fields),
-	},
-	{
-		.prefix = "ntf key_swap",
-		.cmd = OVPN_CMD_KEY_SWAP_NTF,
-		.nest = OVPN_A_KEYCONF,
-		.maxattr = OVPN_A_KEYCONF_MAX,
-		.fields = cli_key_swap_fields,
-		.n_fields = ARRAY_SIZE(cli_key_swap_fields),
-	},
-	{
-		.prefix = "ntf peer_float",
-		.cmd = OVPN_CMD_PEER_FLOAT_NTF,
-		.nest = OVPN_A_PEER,
-		.maxattr = OVPN_A_PEER_MAX,
-		.fields = cli_peer_float_fields,
-		.n_fields = ARRAY_SIZE(cli_peer_float_fields),
-	},
+	CLI_VIEW("ntf peer_del", OVPN_CMD_PEER_DEL_NTF, OVPN_A_PEER, peer_del),
+	CLI_VIEW("ntf key_swap", OVPN_CMD_KEY_SWAP_NTF, OVPN_A_KEYCONF,
+		 key_swap),
+	CLI_VIEW("ntf peer_float", OVPN_CMD_PEER_FLOAT_NTF, OVPN_A_PEER,
+		 peer_float),
 };
 
 /* One line: the prefix of @v, then each of its fields present in @nlh. */
@@ -1782,10 +1621,6 @@ static int cli_set_opt(struct cli_opts *o, unsigned int bit, char **args)
 		       parse_uint(args[1], UINT32_MAX, &o->ka_timeout) ? -1 : 0;
 	case CLI_OPT_MARK:
 		return parse_uint(args[0], UINT32_MAX, &o->mark);
-	case CLI_OPT_KEY_LEN:
-		return parse_uint(args[0], CLI_KEY_MAX, &o->key_len);
-	case CLI_OPT_NONCE_LEN:
-		return parse_uint(args[0], CLI_NONCE_MAX, &o->nonce_len);
 	case CLI_OPT_CTRL:
 		return cli_set_record(o, args[0]);
 	}
@@ -1932,6 +1767,17 @@ static socklen_t cli_sockaddr(const struct cli_addr *addr, unsigned long port,
 	return sizeof(*sin6);
 }
 
+/* Close @fd, if open, keeping errno: -1. */
+static int cli_close_err(int fd)
+{
+	int err = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = err;
+	return -1;
+}
+
 /*
  * A UDP socket of @local's family bound to @local:@port, IPv6 ones taking
  * IPv4 too, with the SO_MARK of @o if given.
@@ -1954,23 +1800,10 @@ static int cli_udp_socket(const struct cli_addr *local, unsigned long port,
 	    bind(fd, (struct sockaddr *)&ss, len)) {
 		fprintf(stderr, "%s: cannot set up the UDP socket: %s\n",
 			CLI_NAME, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
+		return cli_close_err(fd);
 	}
 
 	return fd;
-}
-
-/* Close @fd, if open, keeping errno: -1. */
-static int cli_close_err(int fd)
-{
-	int err = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = err;
-	return -1;
 }
 
 /*
@@ -2260,6 +2093,17 @@ static int cli_peer_line(char *line, bool port, struct cli_peer *p)
 	return 0;
 }
 
+/* fopen() for reading, telling why it failed. */
+static FILE *cli_fopen(const char *path)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fprintf(stderr, "%s: %s: %s\n", CLI_NAME, path,
+			strerror(errno));
+	return f;
+}
+
 /*
  * The peers of @path, all checked, into *@peers: how many, or -1 (told).
  * @port: the lines have a remote port, see cli_peer_line().
@@ -2274,12 +2118,9 @@ static int cli_read_peers(const char *path, bool port,
 	int n = 0, ret;
 	FILE *f;
 
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", CLI_NAME, path,
-			strerror(errno));
+	f = cli_fopen(path);
+	if (!f)
 		return -1;
-	}
 
 	while (n >= 0 && getline(&line, &cap, f) >= 0) {
 		lineno++;
@@ -2680,29 +2521,20 @@ static int cli_set_peer(const struct cli_cmd *cmd, int argc, char **argv)
 	return cli_peer_request(&req, &p);
 }
 
-static int cli_del_peer(const struct cli_cmd *cmd, int argc, char **argv)
+/* get_peer and del_peer, told apart by their name */
+static int cli_peer_cmd(const struct cli_cmd *cmd, int argc, char **argv)
 {
+	bool get = !strcmp(cmd->name, "get_peer");
 	struct cli_peer p = { .fd = -1 };
 	struct cli_req req;
 
-	(void)argc;
-
-	if (cli_req_init(&req, OVPN_CMD_PEER_DEL, argv[1]) ||
-	    arg_uint("peer id", argv[2], UINT32_MAX, &p.id))
+	if (cli_req_init(&req, get ? OVPN_CMD_PEER_GET : OVPN_CMD_PEER_DEL,
+			 argv[1]))
 		return cmd_usage(cmd);
 
-	return cli_peer_request(&req, &p);
-}
-
-static int cli_get_peer(const struct cli_cmd *cmd, int argc, char **argv)
-{
-	struct cli_peer p = { .fd = -1 };
-	struct cli_req req;
-
-	if (cli_req_init(&req, OVPN_CMD_PEER_GET, argv[1]))
-		return cmd_usage(cmd);
-
-	req.parse = cli_peer_reply;
+	if (get)
+		req.parse = cli_peer_reply;
+	/* only get_peer may leave the id out */
 	if (argc < 3) {
 		req.flags = NLM_F_DUMP;
 		return cli_genl_once(&req);
@@ -2747,12 +2579,9 @@ static int cli_read_key_file(const char *path, struct cli_key *k)
 	bool bad = false;
 	FILE *f;
 
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", CLI_NAME, path,
-			strerror(errno));
+	f = cli_fopen(path);
+	if (!f)
 		return -1;
-	}
 
 	while (getline(&line, &cap, f) >= 0) {
 		s = cli_trim(line);
@@ -2780,9 +2609,9 @@ static int cli_put_keydir(struct nl_msg *msg, int type,
 	struct nlattr *dir = cli_nest_start(msg, type);
 
 	if (!dir ||
-	    nla_put(msg, OVPN_A_KEYDIR_CIPHER_KEY, k->o.key_len,
-		    k->key[which]) < 0 ||
-	    nla_put(msg, OVPN_A_KEYDIR_NONCE_TAIL, k->o.nonce_len,
+	    nla_put(msg, OVPN_A_KEYDIR_CIPHER_KEY,
+		    cli_ciphers[k->cipher].key_len, k->key[which]) < 0 ||
+	    nla_put(msg, OVPN_A_KEYDIR_NONCE_TAIL, OVPN_NONCE_TAIL_SIZE,
 		    k->tail[which]) < 0)
 		return -1;
 
@@ -2849,10 +2678,11 @@ static int cli_new_key(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cli_key k;
 	struct cli_req req;
 
+	(void)argc;
+
 	if (cli_key_args(&req, OVPN_CMD_KEY_NEW, 4, argv, &k) ||
 	    arg_uint("key id", argv[4], UINT32_MAX, &k.key_id) ||
-	    arg_uint("key direction", argv[6], 1, &k.dir) ||
-	    cli_parse_opts(&k.o, CLI_NEW_KEY_OPTS, argc - 8, argv + 8))
+	    arg_uint("key direction", argv[6], 1, &k.dir))
 		return cmd_usage(cmd);
 
 	for (k.cipher = 0; k.cipher < (int)ARRAY_SIZE(cli_ciphers); k.cipher++)
@@ -2866,45 +2696,26 @@ static int cli_new_key(const struct cli_cmd *cmd, int argc, char **argv)
 	if (cli_read_key_file(argv[7], &k))
 		return RC_LOCAL;
 
-	if (!(k.o.given & CLI_OPT_KEY_LEN))
-		k.o.key_len = cli_ciphers[k.cipher].key_len;
-	if (!(k.o.given & CLI_OPT_NONCE_LEN))
-		k.o.nonce_len = OVPN_NONCE_TAIL_SIZE;
-
 	return cli_key_request(&req, &k);
 }
 
-static int cli_get_key(const struct cli_cmd *cmd, int argc, char **argv)
+/* get_key, swap_keys and del_key, told apart by their name */
+static int cli_key_cmd(const struct cli_cmd *cmd, int argc, char **argv)
 {
+	unsigned int op = OVPN_CMD_KEY_SWAP;
 	struct cli_key k;
 	struct cli_req req;
 
-	if (cli_key_args(&req, OVPN_CMD_KEY_GET, argc, argv, &k))
+	if (!strcmp(cmd->name, "get_key"))
+		op = OVPN_CMD_KEY_GET;
+	else if (!strcmp(cmd->name, "del_key"))
+		op = OVPN_CMD_KEY_DEL;
+
+	if (cli_key_args(&req, op, argc, argv, &k))
 		return cmd_usage(cmd);
 
-	req.parse = cli_key_reply;
-	return cli_key_request(&req, &k);
-}
-
-static int cli_swap_keys(const struct cli_cmd *cmd, int argc, char **argv)
-{
-	struct cli_key k;
-	struct cli_req req;
-
-	if (cli_key_args(&req, OVPN_CMD_KEY_SWAP, argc, argv, &k))
-		return cmd_usage(cmd);
-
-	return cli_key_request(&req, &k);
-}
-
-static int cli_del_key(const struct cli_cmd *cmd, int argc, char **argv)
-{
-	struct cli_key k;
-	struct cli_req req;
-
-	if (cli_key_args(&req, OVPN_CMD_KEY_DEL, argc, argv, &k))
-		return cmd_usage(cmd);
-
+	if (op == OVPN_CMD_KEY_GET)
+		req.parse = cli_key_reply;
 	return cli_key_request(&req, &k);
 }
 
@@ -3085,19 +2896,18 @@ static const struct cli_cmd cli_cmds[] = {
 		"options: remote <addr> <port>, vpn <addr>,\n"
 		"  keepalive <interval> <timeout>, tx_id <n>,\n"
 		"  local <addr>"),
-	CLI_CMD("del_peer", cli_del_peer, 2, 2, "<ifname> <peer_id>", NULL),
-	CLI_CMD("get_peer", cli_get_peer, 1, 2, "<ifname> [peer_id]",
+	CLI_CMD("del_peer", cli_peer_cmd, 2, 2, "<ifname> <peer_id>", NULL),
+	CLI_CMD("get_peer", cli_peer_cmd, 1, 2, "<ifname> [peer_id]",
 		"one \"peer key=value...\" line a peer; all without id"),
-	CLI_CMD("new_key", cli_new_key, 7, INT_MAX,
-		"<ifname> <peer_id> <slot> <key_id> <cipher> <dir> <file> [opts]",
+	CLI_CMD("new_key", cli_new_key, 7, 7,
+		"<ifname> <peer_id> <slot> <key_id> <cipher> <dir> <file>",
 		"slot: primary or secondary; key_id: 0 to 7;\n"
 		"cipher: aes128, aes192, aes256, chachapoly or none;\n"
-		"dir: 0 or 1; file: see the source;\n"
-		"opts: key_len <n>, nonce_len <n>"),
-	CLI_CMD("get_key", cli_get_key, 3, 3,
+		"dir: 0 or 1; file: see the source"),
+	CLI_CMD("get_key", cli_key_cmd, 3, 3,
 		"<ifname> <peer_id> <primary|secondary>", NULL),
-	CLI_CMD("swap_keys", cli_swap_keys, 2, 2, "<ifname> <peer_id>", NULL),
-	CLI_CMD("del_key", cli_del_key, 3, 3,
+	CLI_CMD("swap_keys", cli_key_cmd, 2, 2, "<ifname> <peer_id>", NULL),
+	CLI_CMD("del_key", cli_key_cmd, 3, 3,
 		"<ifname> <peer_id> <primary|secondary>", NULL),
 	CLI_CMD("listen_mcast", cli_listen_mcast, 0, 3, "[seconds] [count <n>]",
 		"prints READY, then a \"ntf ...\" line a notification"),
@@ -3113,7 +2923,8 @@ static void cli_help(FILE *out)
 		cli_print_help(out, &cli_cmds[i], "  ");
 	fprintf(out, "\n<CMD> of cmd: a decimal number or one of:");
 	for (i = 0; i < ARRAY_SIZE(ovpn_cmd_names); i++)
-		fprintf(out, " %s", ovpn_cmd_names[i].name);
+		if (ovpn_cmd_names[i])
+			fprintf(out, " %s", ovpn_cmd_names[i]);
 	fprintf(out, "\n\nexit status: 0 ok, 1 usage or local error, ");
 	fprintf(out, "2 refused (\"ERR <ENAME> <message>\" on stdout)\n");
 }
