@@ -27,32 +27,35 @@
  * the last reference went away: no reader can still see the slot (it was
  * unpublished before it was killed) and no packet holds it any more.
  */
-static void ovpn_crypto_key_slot_free_work(struct work_struct *work)
+static void ovpn_crypto_key_slot_free(struct llist_node *node)
 {
 	struct ovpn_crypto_key_slot *ks;
 
-	ks = container_of(to_rcu_work(work), struct ovpn_crypto_key_slot,
-			  free_work);
+	ks = llist_entry(node, struct ovpn_crypto_key_slot, release_entry);
 	ovpn_aead_key_destroy(&ks->decrypt);
 	ovpn_aead_key_destroy(&ks->encrypt);
 	percpu_ref_exit(&ks->ref);
 	kfree(ks);
 }
 
+static struct ovpn_release_batch ovpn_key_slots_released =
+	OVPN_RELEASE_BATCH_INIT(ovpn_key_slots_released,
+				ovpn_crypto_key_slot_free);
+
 /*
  * Called by whoever drops the last reference: an AEAD completion in
  * softirq, the data path, or the RCU callback that finishes
  * percpu_ref_kill().  Freeing the transforms may sleep, and readers under
  * rcu_read_lock() may still hold the pointer without a reference (see
- * ovpn_crypto_key_get_info()), so only queue the work, behind a grace
- * period.
+ * ovpn_crypto_key_get_info()), so only queue the slot for its batch,
+ * which is freed behind a grace period.
  */
 static void ovpn_crypto_key_slot_release(struct percpu_ref *ref)
 {
 	struct ovpn_crypto_key_slot *ks;
 
 	ks = container_of(ref, struct ovpn_crypto_key_slot, ref);
-	queue_rcu_work(ovpn_wq, &ks->free_work);
+	ovpn_release_batch_add(&ovpn_key_slots_released, &ks->release_entry);
 }
 
 /*
@@ -79,7 +82,6 @@ ovpn_crypto_key_slot_new(const struct ovpn_key_config *kc)
 	ks->cipher_alg = kc->cipher_alg;
 	ovpn_pktid_xmit_init(&ks->pid_xmit);
 	ovpn_pktid_recv_init(&ks->pid_recv);
-	INIT_RCU_WORK(&ks->free_work, ovpn_crypto_key_slot_free_work);
 
 	ret = ovpn_aead_key_init(&ks->encrypt, kc->cipher_alg, &kc->encrypt);
 	if (ret)

@@ -26,10 +26,10 @@
 #ifndef _NET_OVPN_CRYPTO_H_
 #define _NET_OVPN_CRYPTO_H_
 
+#include <linux/llist.h>
 #include <linux/percpu-refcount.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
-#include <linux/workqueue.h>
 #include <uapi/linux/ovpn.h>
 
 #include "aead.h"
@@ -56,7 +56,7 @@ struct ovpn_key_config {
  * @encrypt: the key for packets to the peer
  * @decrypt: the key for packets from the peer
  * @ref: borrowers on the data path; see the lifetime rules above
- * @free_work: deferred freeing, after the last put and a grace period
+ * @release_entry: link in the batch of released slots to free
  * @pid_xmit: sender packet ids (written by every sending CPU)
  * @pid_recv: receiver replay window (written by every receiving CPU)
  *
@@ -69,7 +69,7 @@ struct ovpn_crypto_key_slot {
 	struct ovpn_aead_key encrypt;
 	struct ovpn_aead_key decrypt;
 	struct percpu_ref ref;
-	struct rcu_work free_work;
+	struct llist_node release_entry;
 
 	struct ovpn_pktid_xmit pid_xmit ____cacheline_aligned_in_smp;
 	struct ovpn_pktid_recv pid_recv ____cacheline_aligned_in_smp;

@@ -27,6 +27,29 @@
 
 struct workqueue_struct *ovpn_wq;
 
+/**
+ * ovpn_release_batch_work - tear down a batch of released objects
+ * @work: the batch's work
+ *
+ * Objects released while this runs make the next batch, whose first one
+ * queues the work again.  The CPU is offered between two teardowns.
+ */
+void ovpn_release_batch_work(struct work_struct *work)
+{
+	struct ovpn_release_batch *batch;
+	struct llist_node *node, *next;
+
+	batch = container_of(work, struct ovpn_release_batch, work);
+	node = llist_del_all(&batch->released);
+	/* Readers that found any of these objects are done after this. */
+	synchronize_rcu();
+	for (; node; node = next) {
+		next = node->next;
+		batch->teardown(node);
+		cond_resched();
+	}
+}
+
 /*
  * In MP mode clients reach each other through the server, so packets
  * routinely leave through the device they came in on.  That is the normal
@@ -67,19 +90,26 @@ static int ovpn_net_init(struct net_device *dev)
 	int err;
 
 	if (ovpn->mode == OVPN_MODE_MP) {
-		ovpn->peers = kvzalloc_obj(*ovpn->peers, GFP_KERNEL);
+		ovpn->peers = kzalloc_obj(*ovpn->peers, GFP_KERNEL);
 		if (!ovpn->peers)
 			return -ENOMEM;
-		ovpn_peer_init_tables(ovpn->peers);
+		err = ovpn_peer_init_tables(ovpn->peers);
+		if (err)
+			goto err_free;
 	}
 
 	err = gro_cells_init(&ovpn->gro_cells, dev);
-	if (err) {
-		kvfree(ovpn->peers);
-		ovpn->peers = NULL;
-		return err;
-	}
+	if (err)
+		goto err_tables;
 	return 0;
+
+err_tables:
+	if (ovpn->peers)
+		ovpn_peer_destroy_tables(ovpn->peers);
+err_free:
+	kfree(ovpn->peers);
+	ovpn->peers = NULL;
+	return err;
 }
 
 /*
@@ -96,7 +126,6 @@ static void ovpn_net_uninit(struct net_device *dev)
 	ovpn->dying = true;
 	spin_unlock_bh(&ovpn->lock);
 
-	disable_delayed_work_sync(&ovpn->keepalive_work);
 	ovpn_peers_remove(ovpn, NULL, OVPN_DEL_PEER_REASON_TEARDOWN);
 	ovpn_sockets_detach_all(ovpn);
 	gro_cells_destroy(&ovpn->gro_cells);
@@ -107,7 +136,9 @@ static void ovpn_priv_free(struct net_device *dev)
 {
 	struct ovpn_priv *ovpn = netdev_priv(dev);
 
-	kvfree(ovpn->peers);
+	if (ovpn->peers)
+		ovpn_peer_destroy_tables(ovpn->peers);
+	kfree(ovpn->peers);
 	ovpn->peers = NULL;
 }
 
@@ -190,7 +221,6 @@ static int ovpn_newlink(struct net_device *dev,
 	ovpn->mode = mode;
 	spin_lock_init(&ovpn->lock);
 	INIT_LIST_HEAD(&ovpn->sockets);
-	INIT_DELAYED_WORK(&ovpn->keepalive_work, ovpn_priv_keepalive_work);
 
 	/* A P2P device has no carrier until its peer exists. */
 	if (mode == OVPN_MODE_MP)
@@ -268,17 +298,16 @@ destroy_wq:
  * unregistering the link ops then deletes every remaining device, which
  * waits for every peer and socket holding it and gives every socket back,
  * after which the calls still inside ovpn's TCP operations are waited
- * for.  Key slots may still be on their way out: their percpu_ref switch
- * and release are RCU callbacks that queue RCU works, hence a barrier,
- * the workqueue drain (which waits for queued works) and a final barrier
- * for what those works freed with RCU.
+ * for.  Key slots may still be on their way out: their percpu_ref
+ * switch is an RCU callback that releases them into a batch, whose work
+ * is queued then, hence a barrier, the workqueue drain (which waits for
+ * queued works) and a final barrier for what those works freed with RCU.
  */
 static void __exit ovpn_cleanup(void)
 {
 	ovpn_nl_unregister();
 	rtnl_link_unregister(&ovpn_link_ops);
 	ovpn_tcp_exit();
-	rcu_barrier();
 	rcu_barrier();
 	destroy_workqueue(ovpn_wq);
 	rcu_barrier();

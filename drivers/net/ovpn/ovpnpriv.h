@@ -12,22 +12,16 @@
 #ifndef _NET_OVPN_OVPNPRIV_H_
 #define _NET_OVPN_OVPNPRIV_H_
 
-#include <linux/bits.h>
-#include <linux/hashtable.h>
 #include <linux/list.h>
-#include <linux/list_nulls.h>
 #include <linux/netdevice.h>
+#include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
-#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <net/gro_cells.h>
 #include <uapi/linux/if_link.h>
 
 /* The rtnl link kind of an ovpn device, by which netlink.c knows one. */
 #define OVPN_LINK_KIND		"ovpn"
-
-#define OVPN_PEER_HASH_BITS	12
-
-#define OVPN_PEER_HASH_SIZE	BIT(OVPN_PEER_HASH_BITS)
 
 /**
  * struct ovpn_peer_collection - the peers of an MP device
@@ -36,20 +30,28 @@
  * @by_vpn_addr6: by VPN IPv6 address (TX routing, RPF)
  * @by_transp_addr: by remote transport address (packets with no peer id)
  *
- * RCU-protected, written under ovpn->lock.  A peer's id never changes,
- * so @by_id is a plain hlist: a removed node keeps its next pointer and
- * a reader standing on it goes on down the right chain.  A peer moves
- * between buckets of the other tables (PEER_SET, float): a reader on the
- * moving node would follow it into another chain and miss the rest of
- * its own, so those are hlist_nulls whose end marker is the bucket's
- * index, and a lookup that ends in another bucket's marker starts over
- * (ovpn_peer_init_tables()).  A lookup may miss only the peer that moves.
+ * Written under ovpn->lock, read under RCU.  A server carries from a few
+ * peers to a hundred thousand, so no table has a fixed size.
+ *
+ * @by_id is an XArray: the daemon hands out small, dense ids, so a lookup
+ * descends two or three levels whatever the number of peers, and there
+ * is no hash for a remote sender to flood.  It is also ordered, which is
+ * what makes dumps resumable by id and removals of every peer doable in
+ * chunks that let the CPU go (ovpn_peers_dump(), ovpn_peers_remove()).
+ *
+ * The address tables are rhashtables: they grow and shrink with the
+ * number of peers, each table hashes with its own random seed, and a
+ * chain that grows too long anyway makes it rehash with a new one, so a
+ * remote sender who picks its addresses and ports cannot lengthen the
+ * walk of a lookup.  A peer that moves (PEER_SET, float) is taken out and
+ * put back in; a concurrent lookup may miss that peer, never another one,
+ * moved, added, removed or rehashed meanwhile.
  */
 struct ovpn_peer_collection {
-	DECLARE_HASHTABLE(by_id, OVPN_PEER_HASH_BITS);
-	struct hlist_nulls_head by_vpn_addr4[OVPN_PEER_HASH_SIZE];
-	struct hlist_nulls_head by_vpn_addr6[OVPN_PEER_HASH_SIZE];
-	struct hlist_nulls_head by_transp_addr[OVPN_PEER_HASH_SIZE];
+	struct xarray by_id;
+	struct rhashtable by_vpn_addr4;
+	struct rhashtable by_vpn_addr6;
+	struct rhashtable by_transp_addr;
 };
 
 /**
@@ -65,7 +67,6 @@ struct ovpn_peer_collection {
  * @dying: set when the device starts going away: no peer or socket may be
  *	   added any more
  * @gro_cells: delivery of decrypted packets to the stack
- * @keepalive_work: periodic keepalive and expiry scan
  */
 struct ovpn_priv {
 	struct net_device *dev;
@@ -76,7 +77,6 @@ struct ovpn_priv {
 	struct list_head sockets;
 	bool dying;
 	struct gro_cells gro_cells;
-	struct delayed_work keepalive_work;
 };
 
 #endif /* _NET_OVPN_OVPNPRIV_H_ */

@@ -7,8 +7,9 @@
 
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/jhash.h>
+#include <linux/rhashtable.h>
 #include <linux/slab.h>
+#include <linux/timer.h>
 #include <linux/udp.h>
 #include <net/ip6_route.h>
 #include <net/route.h>
@@ -24,12 +25,25 @@
 /* The least time between two local addresses learnt from packets. */
 #define OVPN_LOCAL_LEARN_GAP	HZ
 
-static void ovpn_peer_release_work(struct work_struct *work)
-{
-	struct ovpn_peer *peer = container_of(to_rcu_work(work),
-					      struct ovpn_peer, release_work);
+/*
+ * Peers removed together (a socket closing, a device going away) are
+ * taken out of the tables this many at a time, the device lock dropped
+ * and the CPU offered in between.
+ */
+#define OVPN_REMOVE_CHUNK	64
 
-	/* First: a TCP socket's hooks use the peer until it is detached. */
+/*
+ * A released peer's teardown, a grace period after its release (see
+ * ovpn_peer_release()).
+ */
+static void ovpn_peer_teardown(struct llist_node *node)
+{
+	struct ovpn_peer *peer = llist_entry(node, struct ovpn_peer,
+					     release_entry);
+
+	/* First: the timer reads the peer and may queue work on it. */
+	timer_shutdown_sync(&peer->keepalive_timer);
+	/* Then: a TCP socket's hooks use the peer until it is detached. */
 	if (peer->sock)
 		ovpn_socket_release_peer(peer->sock);
 	ovpn_crypto_state_release(&peer->crypto);
@@ -48,18 +62,21 @@ static void ovpn_peer_release_work(struct work_struct *work)
 	kfree_rcu(peer, rcu);
 }
 
+static struct ovpn_release_batch ovpn_peers_released =
+	OVPN_RELEASE_BATCH_INIT(ovpn_peers_released, ovpn_peer_teardown);
+
 /*
  * The last reference is gone.  This can run in any context (an async
- * crypto completion, an RCU callback), so the teardown, which sleeps
- * (crypto, socket), goes to the module workqueue after a grace period:
- * lockless readers that found the peer before it was unhashed are done by
- * then.
+ * crypto completion, an RCU callback), and the teardown sleeps (timer,
+ * crypto, socket): it goes to the module workqueue, in a batch, behind
+ * a grace period: lockless readers that found the peer before it was
+ * unpublished are done by then.
  */
 static void ovpn_peer_release(struct percpu_ref *ref)
 {
 	struct ovpn_peer *peer = container_of(ref, struct ovpn_peer, ref);
 
-	queue_rcu_work(ovpn_wq, &peer->release_work);
+	ovpn_release_batch_add(&ovpn_peers_released, &peer->release_entry);
 }
 
 static void ovpn_peer_keepalive_send(struct work_struct *work)
@@ -71,6 +88,65 @@ static void ovpn_peer_keepalive_send(struct work_struct *work)
 	ovpn_xmit_special(peer, ping, sizeof(ping));
 	/* The reference taken when the work was queued. */
 	ovpn_peer_put(peer);
+}
+
+/*
+ * One peer's keepalive duties: expire it, or queue a keepalive packet.
+ * Returns the seconds until its next deadline (LONG_MAX if none).
+ */
+static long ovpn_peer_keepalive_check(struct ovpn_peer *peer, time64_t now)
+{
+	unsigned long interval = READ_ONCE(peer->keepalive_interval);
+	unsigned long timeout = READ_ONCE(peer->keepalive_timeout);
+	long next = LONG_MAX, left;
+
+	if (timeout) {
+		left = READ_ONCE(peer->last_recv) + timeout - now;
+		if (left <= 0) {
+			net_dbg_ratelimited("%s: peer %u expired\n",
+					    netdev_name(peer->ovpn->dev),
+					    peer->id);
+			ovpn_peer_del(peer, OVPN_DEL_PEER_REASON_EXPIRED);
+			return LONG_MAX;
+		}
+		next = left;
+	}
+
+	if (interval) {
+		left = READ_ONCE(peer->last_sent) + interval - now;
+		if (left <= 0) {
+			/* The work holds a reference until it has run. */
+			if (percpu_ref_tryget_live(&peer->ref) &&
+			    !queue_work(ovpn_wq, &peer->keepalive_work))
+				ovpn_peer_put(peer);
+			left = interval;
+		}
+		next = min(next, left);
+	}
+	return next;
+}
+
+/*
+ * The peer's next keepalive deadline has come, or its parameters changed.
+ * Each peer has its own timer, so that a server with 100,000 peers does
+ * the work of the peers that are due, not a walk of all of them.  The
+ * timer holds no reference: the teardown shuts it down before the peer
+ * goes (see peer.h).  It does not re-arm for a removed peer; one that is
+ * removed right after the check below re-arms it once, harmlessly.
+ * Deadlines are rounded up to a whole second, so that the timers of many
+ * peers expire together.  Context: softirq.
+ */
+static void ovpn_peer_keepalive_timer(struct timer_list *t)
+{
+	struct ovpn_peer *peer = timer_container_of(peer, t, keepalive_timer);
+	long next;
+
+	if (percpu_ref_is_dying(&peer->ref))
+		return;
+	next = ovpn_peer_keepalive_check(peer, ktime_get_seconds());
+	if (next != LONG_MAX)
+		mod_timer(&peer->keepalive_timer,
+			  round_jiffies_up(jiffies + max(next, 1L) * HZ));
 }
 
 /*
@@ -100,8 +176,8 @@ static struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id)
 	peer->delete_reason = OVPN_DEL_PEER_REASON_TEARDOWN;
 	spin_lock_init(&peer->lock);
 	ovpn_crypto_state_init(&peer->crypto);
-	INIT_RCU_WORK(&peer->release_work, ovpn_peer_release_work);
 	INIT_WORK(&peer->keepalive_work, ovpn_peer_keepalive_send);
+	timer_setup(&peer->keepalive_timer, ovpn_peer_keepalive_timer, 0);
 
 	peer->stats = alloc_percpu(struct ovpn_pcpu_stats);
 	if (!peer->stats) {
@@ -142,81 +218,111 @@ static void ovpn_peer_discard(struct ovpn_peer *peer)
 	percpu_ref_kill(&peer->ref);
 }
 
-static u32 ovpn_hash_id(u32 id)
-{
-	return jhash_1word(id, 0);
-}
+static const struct rhashtable_params ovpn_vpn4_params = {
+	.head_offset = offsetof(struct ovpn_peer, vpn4_node),
+	.key_offset = offsetof(struct ovpn_peer, vpn_addrs.ipv4),
+	.key_len = sizeof_field(struct ovpn_peer, vpn_addrs.ipv4),
+	.automatic_shrinking = true,
+};
 
-static u32 ovpn_hash_addr4(__be32 addr)
-{
-	return jhash_1word((__force u32)addr, 0);
-}
+static const struct rhashtable_params ovpn_vpn6_params = {
+	.head_offset = offsetof(struct ovpn_peer, vpn6_node),
+	.key_offset = offsetof(struct ovpn_peer, vpn_addrs.ipv6),
+	.key_len = sizeof_field(struct ovpn_peer, vpn_addrs.ipv6),
+	.automatic_shrinking = true,
+};
 
-static u32 ovpn_hash_addr6(const struct in6_addr *addr)
-{
-	return jhash2((__force const u32 *)addr->s6_addr32, 4, 0);
-}
-
-static u32 ovpn_hash_sockaddr(const union ovpn_sockaddr *ss)
-{
-	if (ss->in4.sin_family == AF_INET)
-		return jhash_2words((__force u32)ss->in4.sin_addr.s_addr,
-				    (__force u32)ss->in4.sin_port, 0);
-	return jhash_3words(ovpn_hash_addr6(&ss->in6.sin6_addr),
-			    (__force u32)ss->in6.sin6_port,
-			    ss->in6.sin6_scope_id, 0);
-}
-
-/* The bucket of each MP table that a key hashes to. */
-static struct hlist_head *
-ovpn_bucket_by_id(struct ovpn_peer_collection *peers, u32 id)
-{
-	u32 bkt = hash_min(ovpn_hash_id(id), HASH_BITS(peers->by_id));
-
-	return &peers->by_id[bkt];
-}
-
-static u32 ovpn_bkt_vpn_addr4(__be32 addr)
-{
-	return hash_32(ovpn_hash_addr4(addr), OVPN_PEER_HASH_BITS);
-}
-
-static u32 ovpn_bkt_vpn_addr6(const struct in6_addr *addr)
-{
-	return hash_32(ovpn_hash_addr6(addr), OVPN_PEER_HASH_BITS);
-}
-
-static u32 ovpn_bkt_transp_addr(const union ovpn_sockaddr *ss)
-{
-	return hash_32(ovpn_hash_sockaddr(ss), OVPN_PEER_HASH_BITS);
-}
+static const struct rhashtable_params ovpn_transp_params = {
+	.head_offset = offsetof(struct ovpn_peer, transp_node),
+	.key_offset = offsetof(struct ovpn_peer, transp_key),
+	.key_len = sizeof(struct ovpn_transp_key),
+	.automatic_shrinking = true,
+};
 
 /**
  * ovpn_peer_init_tables - set up the empty tables of an MP device
  * @peers: the tables, zeroed
  *
- * The end marker of each hlist_nulls chain is its bucket's index: a
- * lookup that reaches another one was led off its chain by a moving peer
- * and must start over.
+ * The XArray's lock is taken by removals from softirq context (keepalive
+ * expiry) as well as from process context: it is a BH lock.
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
  */
-void ovpn_peer_init_tables(struct ovpn_peer_collection *peers)
+int ovpn_peer_init_tables(struct ovpn_peer_collection *peers)
 {
-	u32 i;
+	int ret;
 
-	hash_init(peers->by_id);
-	for (i = 0; i < OVPN_PEER_HASH_SIZE; i++) {
-		INIT_HLIST_NULLS_HEAD(&peers->by_vpn_addr4[i], i);
-		INIT_HLIST_NULLS_HEAD(&peers->by_vpn_addr6[i], i);
-		INIT_HLIST_NULLS_HEAD(&peers->by_transp_addr[i], i);
+	xa_init_flags(&peers->by_id, XA_FLAGS_LOCK_BH);
+	ret = rhashtable_init(&peers->by_vpn_addr4, &ovpn_vpn4_params);
+	if (ret)
+		return ret;
+	ret = rhashtable_init(&peers->by_vpn_addr6, &ovpn_vpn6_params);
+	if (ret)
+		goto err_vpn4;
+	ret = rhashtable_init(&peers->by_transp_addr, &ovpn_transp_params);
+	if (ret)
+		goto err_vpn6;
+	return 0;
+
+err_vpn6:
+	rhashtable_destroy(&peers->by_vpn_addr6);
+err_vpn4:
+	rhashtable_destroy(&peers->by_vpn_addr4);
+	return ret;
+}
+
+/**
+ * ovpn_peer_destroy_tables - free the tables of an MP device
+ * @peers: the tables, empty, and which no lookup can reach any more
+ *
+ * Context: process context (waits for a resize in progress).
+ */
+void ovpn_peer_destroy_tables(struct ovpn_peer_collection *peers)
+{
+	rhashtable_destroy(&peers->by_transp_addr);
+	rhashtable_destroy(&peers->by_vpn_addr6);
+	rhashtable_destroy(&peers->by_vpn_addr4);
+	xa_destroy(&peers->by_id);
+}
+
+/* The transport-table key of a remote endpoint: see ovpn_transp_key. */
+static void ovpn_transp_key_set(struct ovpn_transp_key *key,
+				const union ovpn_sockaddr *ss)
+{
+	memset(key, 0, sizeof(*key));
+	key->family = ss->in4.sin_family;
+	if (key->family == AF_INET) {
+		key->addr.s6_addr32[0] = ss->in4.sin_addr.s_addr;
+		key->port = ss->in4.sin_port;
+	} else {
+		key->addr = ss->in6.sin6_addr;
+		key->port = ss->in6.sin6_port;
+		key->scope_id = ss->in6.sin6_scope_id;
 	}
 }
 
-/* Hash a peer by its remote transport address, if any; ovpn->lock held. */
+static bool ovpn_peer_has_vpn4(const struct ovpn_peer *peer)
+{
+	return peer->vpn_addrs.ipv4.s_addr != htonl(INADDR_ANY);
+}
+
+static bool ovpn_peer_has_vpn6(const struct ovpn_peer *peer)
+{
+	return !ipv6_addr_any(&peer->vpn_addrs.ipv6);
+}
+
+/*
+ * Hash a peer by its remote transport address, if it has one.  A failed
+ * insertion (no memory for a rehash) leaves the peer out of this table
+ * only: it is still found by its id, which is what its packets carry.
+ * ovpn->lock held.
+ */
 static void ovpn_peer_hash_transp(struct ovpn_priv *ovpn,
 				  struct ovpn_peer *peer)
 {
 	struct ovpn_bind *bind;
-	u32 bkt;
+	int ret;
 
 	/*
 	 * @bind is replaced under peer->lock, not ours: read it as an RCU
@@ -228,52 +334,88 @@ static void ovpn_peer_hash_transp(struct ovpn_priv *ovpn,
 				     lockdep_is_held(&ovpn->lock));
 	if (!bind)
 		return;
-	bkt = ovpn_bkt_transp_addr(&bind->remote);
-	hlist_nulls_add_head_rcu(&peer->hash_entry_transp_addr,
-				 &ovpn->peers->by_transp_addr[bkt]);
+	ovpn_transp_key_set(&peer->transp_key, &bind->remote);
+	ret = rhashtable_insert_fast(&ovpn->peers->by_transp_addr,
+				     &peer->transp_node, ovpn_transp_params);
+	if (ret) {
+		peer->transp_key.family = 0;
+		net_dbg_ratelimited("%s: peer %u not hashed by address: %d\n",
+				    netdev_name(ovpn->dev), peer->id, ret);
+	}
 }
 
-/* Hash a peer's VPN IPv4 address, if it has one; ovpn->lock held. */
-static void ovpn_peer_hash_addr4(struct ovpn_priv *ovpn,
-				 struct ovpn_peer *peer)
+static void ovpn_peer_unhash_transp(struct ovpn_priv *ovpn,
+				    struct ovpn_peer *peer)
 {
-	__be32 addr = peer->vpn_addrs.ipv4.s_addr;
-	u32 bkt = ovpn_bkt_vpn_addr4(addr);
-
-	if (addr != htonl(INADDR_ANY))
-		hlist_nulls_add_head_rcu(&peer->hash_entry_addr4,
-					 &ovpn->peers->by_vpn_addr4[bkt]);
+	if (!peer->transp_key.family)
+		return;
+	rhashtable_remove_fast(&ovpn->peers->by_transp_addr,
+			       &peer->transp_node, ovpn_transp_params);
+	peer->transp_key.family = 0;
 }
 
-/* Hash a peer's VPN IPv6 address, if it has one; ovpn->lock held. */
-static void ovpn_peer_hash_addr6(struct ovpn_priv *ovpn,
-				 struct ovpn_peer *peer)
+/* Hash a peer's VPN addresses, those it has; ovpn->lock held. */
+static int ovpn_peer_hash_addr4(struct ovpn_priv *ovpn,
+				struct ovpn_peer *peer)
 {
-	const struct in6_addr *addr = &peer->vpn_addrs.ipv6;
-	u32 bkt = ovpn_bkt_vpn_addr6(addr);
-
-	if (!ipv6_addr_any(addr))
-		hlist_nulls_add_head_rcu(&peer->hash_entry_addr6,
-					 &ovpn->peers->by_vpn_addr6[bkt]);
+	if (!ovpn_peer_has_vpn4(peer))
+		return 0;
+	return rhashtable_insert_fast(&ovpn->peers->by_vpn_addr4,
+				      &peer->vpn4_node, ovpn_vpn4_params);
 }
 
-static void ovpn_peer_unhash_addrs(struct ovpn_peer *peer)
+static int ovpn_peer_hash_addr6(struct ovpn_priv *ovpn,
+				struct ovpn_peer *peer)
 {
-	hlist_nulls_del_init_rcu(&peer->hash_entry_addr4);
-	hlist_nulls_del_init_rcu(&peer->hash_entry_addr6);
-	hlist_nulls_del_init_rcu(&peer->hash_entry_transp_addr);
+	if (!ovpn_peer_has_vpn6(peer))
+		return 0;
+	return rhashtable_insert_fast(&ovpn->peers->by_vpn_addr6,
+				      &peer->vpn6_node, ovpn_vpn6_params);
 }
 
-/* Is a peer with this id in the MP tables?  ovpn->lock held. */
-static bool ovpn_peer_id_taken(struct ovpn_priv *ovpn, u32 id)
+static void ovpn_peer_unhash_addr4(struct ovpn_priv *ovpn,
+				   struct ovpn_peer *peer)
 {
-	struct ovpn_peer *tmp;
+	if (ovpn_peer_has_vpn4(peer))
+		rhashtable_remove_fast(&ovpn->peers->by_vpn_addr4,
+				       &peer->vpn4_node, ovpn_vpn4_params);
+}
 
-	hlist_for_each_entry(tmp, ovpn_bucket_by_id(ovpn->peers, id),
-			     hash_entry_id)
-		if (tmp->id == id)
-			return true;
-	return false;
+static void ovpn_peer_unhash_addr6(struct ovpn_priv *ovpn,
+				   struct ovpn_peer *peer)
+{
+	if (ovpn_peer_has_vpn6(peer))
+		rhashtable_remove_fast(&ovpn->peers->by_vpn_addr6,
+				       &peer->vpn6_node, ovpn_vpn6_params);
+}
+
+/*
+ * Put a new MP peer in the address tables; ovpn->lock held.  Returns 0,
+ * or the error of an insertion, with the peer in none of them.
+ */
+static int ovpn_peer_hash_addrs(struct ovpn_priv *ovpn,
+				struct ovpn_peer *peer)
+{
+	int ret;
+
+	ret = ovpn_peer_hash_addr4(ovpn, peer);
+	if (ret)
+		return ret;
+	ret = ovpn_peer_hash_addr6(ovpn, peer);
+	if (ret) {
+		ovpn_peer_unhash_addr4(ovpn, peer);
+		return ret;
+	}
+	ovpn_peer_hash_transp(ovpn, peer);
+	return 0;
+}
+
+static void ovpn_peer_unhash_addrs(struct ovpn_priv *ovpn,
+				   struct ovpn_peer *peer)
+{
+	ovpn_peer_unhash_addr4(ovpn, peer);
+	ovpn_peer_unhash_addr6(ovpn, peer);
+	ovpn_peer_unhash_transp(ovpn, peer);
 }
 
 /*
@@ -293,8 +435,8 @@ static bool ovpn_peer_unpublish(struct ovpn_peer *peer,
 	peer->removed = true;
 	peer->delete_reason = reason;
 	if (ovpn->mode == OVPN_MODE_MP) {
-		hlist_del_init_rcu(&peer->hash_entry_id);
-		ovpn_peer_unhash_addrs(peer);
+		xa_erase(&ovpn->peers->by_id, peer->id);
+		ovpn_peer_unhash_addrs(ovpn, peer);
 	} else if (rcu_access_pointer(ovpn->peer) == peer) {
 		RCU_INIT_POINTER(ovpn->peer, NULL);
 		netif_carrier_off(ovpn->dev);
@@ -305,77 +447,78 @@ static bool ovpn_peer_unpublish(struct ovpn_peer *peer,
 /*
  * Second half of a removal, outside ovpn->lock: tell userspace, then kill
  * the initial reference.  Each unpublished peer passes here exactly once.
+ * The keepalive timer is stopped so that a removed peer stops waking the
+ * CPU; it may be running, and then does not re-arm (see
+ * ovpn_peer_keepalive_timer()).
  */
 static void ovpn_peer_finish_removal(struct ovpn_peer *peer)
 {
 	ovpn_nl_peer_del_notify(peer);
 	percpu_ref_kill(&peer->ref);
+	timer_delete(&peer->keepalive_timer);
 }
 
-/*
- * MP lookup by VPN address; rcu_read_lock() or ovpn->lock held.  A walk
- * that ends in another bucket's marker followed a moving peer off its
- * chain: it starts over (see struct ovpn_peer_collection).
- */
+/* MP lookups by VPN address; rcu_read_lock() held. */
 static struct ovpn_peer *ovpn_peer_by_vpn4(struct ovpn_priv *ovpn,
 					   __be32 addr)
 {
-	u32 bkt = ovpn_bkt_vpn_addr4(addr);
-	struct hlist_nulls_node *node;
-	struct ovpn_peer *peer;
-
-restart:
-	hlist_nulls_for_each_entry_rcu(peer, node,
-				       &ovpn->peers->by_vpn_addr4[bkt],
-				       hash_entry_addr4)
-		if (peer->vpn_addrs.ipv4.s_addr == addr)
-			return peer;
-	if (get_nulls_value(node) != bkt)
-		goto restart;
-	return NULL;
+	return rhashtable_lookup(&ovpn->peers->by_vpn_addr4, &addr,
+				 ovpn_vpn4_params);
 }
 
 static struct ovpn_peer *ovpn_peer_by_vpn6(struct ovpn_priv *ovpn,
 					   const struct in6_addr *addr)
 {
-	u32 bkt = ovpn_bkt_vpn_addr6(addr);
-	struct hlist_nulls_node *node;
-	struct ovpn_peer *peer;
-
-restart:
-	hlist_nulls_for_each_entry_rcu(peer, node,
-				       &ovpn->peers->by_vpn_addr6[bkt],
-				       hash_entry_addr6)
-		if (ipv6_addr_equal(&peer->vpn_addrs.ipv6, addr))
-			return peer;
-	if (get_nulls_value(node) != bkt)
-		goto restart;
-	return NULL;
+	return rhashtable_lookup(&ovpn->peers->by_vpn_addr6, addr,
+				 ovpn_vpn6_params);
 }
 
 /*
  * Would @ip4/@ip6 (either may be unspecified) clash with another peer's
  * VPN address?  Two peers with one address would make TX routing
- * ambiguous.  ovpn->lock held (which also keeps the tables stable).
+ * ambiguous.  ovpn->lock held, which keeps the answer true until it is
+ * released.
  */
 static bool ovpn_vpn_addrs_taken(struct ovpn_priv *ovpn,
 				 const struct ovpn_peer *self,
 				 const struct in_addr *ip4,
 				 const struct in6_addr *ip6)
 {
-	struct ovpn_peer *other;
+	struct ovpn_peer *other = NULL;
+	bool taken = false;
 
-	if (ip4->s_addr != htonl(INADDR_ANY)) {
+	rcu_read_lock();
+	if (ip4->s_addr != htonl(INADDR_ANY))
 		other = ovpn_peer_by_vpn4(ovpn, ip4->s_addr);
-		if (other && other != self)
-			return true;
-	}
-	if (!ipv6_addr_any(ip6)) {
+	if (other && other != self)
+		taken = true;
+	if (!taken && !ipv6_addr_any(ip6)) {
 		other = ovpn_peer_by_vpn6(ovpn, ip6);
-		if (other && other != self)
-			return true;
+		taken = other && other != self;
 	}
-	return false;
+	rcu_read_unlock();
+	return taken;
+}
+
+/*
+ * Publish a new MP peer; ovpn->lock held, and its id reserved in the
+ * XArray by the caller, so that storing it there cannot fail.  Being
+ * found by id is what lets its packets in: it comes last, once the peer
+ * is in every other table.
+ */
+static int ovpn_peer_publish_mp(struct ovpn_priv *ovpn,
+				struct ovpn_peer *peer)
+{
+	int ret;
+
+	if (ovpn_vpn_addrs_taken(ovpn, peer, &peer->vpn_addrs.ipv4,
+				 &peer->vpn_addrs.ipv6))
+		return -EADDRINUSE;
+	ret = ovpn_peer_hash_addrs(ovpn, peer);
+	if (ret)
+		return ret;
+	xa_store(&ovpn->peers->by_id, peer->id, peer, GFP_ATOMIC);
+	return 0;
 }
 
 /*
@@ -388,35 +531,40 @@ static bool ovpn_vpn_addrs_taken(struct ovpn_priv *ovpn,
  *
  * Context: process context.
  * Return: 0 on success, -EEXIST if the id is taken (MP), -EADDRINUSE if
- * a VPN address is (MP), -ENODEV if the device is going away.  On failure
- * the caller still owns @peer.
+ * a VPN address is (MP), -ENODEV if the device is going away, -ENOMEM.
+ * On failure the caller still owns @peer.
  */
 static int ovpn_peer_add(struct ovpn_priv *ovpn, struct ovpn_peer *peer)
 {
 	struct ovpn_peer *old = NULL;
+	int ret = 0;
 
-	spin_lock_bh(&ovpn->lock);
-	if (ovpn->dying) {
-		spin_unlock_bh(&ovpn->lock);
-		return -ENODEV;
+	/*
+	 * Reserve the id first, where the XArray may allocate and sleep:
+	 * storing the peer over the reservation under our lock then needs
+	 * no memory.  A reserved id reads as empty to lookups and as taken
+	 * to a concurrent PEER_NEW.
+	 */
+	if (ovpn->mode == OVPN_MODE_MP) {
+		ret = xa_insert_bh(&ovpn->peers->by_id, peer->id, NULL,
+				   GFP_KERNEL);
+		if (ret)
+			return ret == -EBUSY ? -EEXIST : ret;
 	}
 
-	if (ovpn->mode == OVPN_MODE_MP) {
-		if (ovpn_peer_id_taken(ovpn, peer->id)) {
-			spin_unlock_bh(&ovpn->lock);
-			return -EEXIST;
-		}
-		if (ovpn_vpn_addrs_taken(ovpn, peer, &peer->vpn_addrs.ipv4,
-					 &peer->vpn_addrs.ipv6)) {
-			spin_unlock_bh(&ovpn->lock);
-			return -EADDRINUSE;
-		}
-		hlist_add_head_rcu(&peer->hash_entry_id,
-				   ovpn_bucket_by_id(ovpn->peers, peer->id));
-		ovpn_peer_hash_addr4(ovpn, peer);
-		ovpn_peer_hash_addr6(ovpn, peer);
-		ovpn_peer_hash_transp(ovpn, peer);
-	} else {
+	spin_lock_bh(&ovpn->lock);
+	if (ovpn->dying)
+		ret = -ENODEV;
+	else if (ovpn->mode == OVPN_MODE_MP)
+		ret = ovpn_peer_publish_mp(ovpn, peer);
+	if (ret) {
+		if (ovpn->mode == OVPN_MODE_MP)
+			xa_erase(&ovpn->peers->by_id, peer->id);
+		spin_unlock_bh(&ovpn->lock);
+		return ret;
+	}
+
+	if (ovpn->mode == OVPN_MODE_P2P) {
 		old = rcu_dereference_protected(ovpn->peer,
 						lockdep_is_held(&ovpn->lock));
 		if (old && !ovpn_peer_unpublish(old,
@@ -493,7 +641,7 @@ int ovpn_peer_create(struct ovpn_priv *ovpn, struct ovpn_peer_config *cfg,
 	}
 	ovpn_socket_start(ovpn_sock);
 	if (cfg->has_keepalive)
-		mod_delayed_work(ovpn_wq, &ovpn->keepalive_work, 0);
+		mod_timer(&peer->keepalive_timer, jiffies);
 	ovpn_peer_put(peer);
 	return 0;
 
@@ -504,11 +652,10 @@ discard:
 
 /**
  * ovpn_peer_del - remove a peer
- * @peer: the peer; the caller holds a reference, or is inside an RCU
- *	  read-side section in which it found @peer published (the
- *	  keepalive scan): the peer's memory is only freed after a grace
- *	  period, and the removal below tells a live peer from a gone one
- *	  under ovpn->lock
+ * @peer: the peer; the caller holds a reference, or is the peer's
+ *	  keepalive timer, which the teardown shuts down before the peer is
+ *	  freed; the removal below tells a live peer from a gone one under
+ *	  ovpn->lock
  * @reason: why, as notified to userspace
  *
  * Context: any (BH-safe locking, atomic notification).
@@ -529,57 +676,90 @@ int ovpn_peer_del(struct ovpn_peer *peer, enum ovpn_del_peer_reason reason)
 	return 0;
 }
 
+/*
+ * Unpublish up to OVPN_REMOVE_CHUNK peers of an MP device from id *@from
+ * on, those of @sock only if it is not NULL, onto @list.  Returns whether
+ * peers are left to look at, and where, in *@from.  ovpn->lock held.
+ */
+static bool ovpn_peers_unpublish_chunk(struct ovpn_priv *ovpn,
+				       struct ovpn_socket *sock,
+				       enum ovpn_del_peer_reason reason,
+				       unsigned long *from,
+				       struct llist_head *list)
+{
+	unsigned int seen = 0;
+	struct ovpn_peer *peer;
+	unsigned long id;
+
+	xa_for_each_start(&ovpn->peers->by_id, id, peer, *from) {
+		if ((!sock || peer->sock == sock) &&
+		    ovpn_peer_unpublish(peer, reason))
+			__llist_add(&peer->remove_entry, list);
+		if (++seen == OVPN_REMOVE_CHUNK) {
+			*from = id + 1;
+			return id < U32_MAX;
+		}
+	}
+	return false;
+}
+
 /**
  * ovpn_peers_remove - remove every peer of a device, or those of a socket
  * @ovpn: the device
  * @sock: only peers using this socket; NULL for all
  * @reason: why, as notified to userspace
  *
- * Context: any (BH-safe locking).
+ * An MP device is walked in chunks, with the device lock dropped and the
+ * CPU offered in between: a server's socket closing or its device going
+ * away takes 100,000 peers, and the walk must neither hold the lock nor
+ * keep the CPU for all of them.  A peer added behind the walk meanwhile
+ * is missed, as it would be if it came a moment later; a device going
+ * away refuses new peers before it calls this.
+ *
+ * Context: process context, may sleep.
  */
 void ovpn_peers_remove(struct ovpn_priv *ovpn, struct ovpn_socket *sock,
 		       enum ovpn_del_peer_reason reason)
 {
 	struct ovpn_peer *peer, *tmp;
+	unsigned long from = 0;
 	LLIST_HEAD(list);
-	struct hlist_node *next;
-	int bkt;
+	bool more;
 
-	spin_lock_bh(&ovpn->lock);
-	if (ovpn->mode == OVPN_MODE_MP) {
-		hash_for_each_safe(ovpn->peers->by_id, bkt, next, peer,
-				   hash_entry_id) {
-			if (sock && peer->sock != sock)
-				continue;
-			if (ovpn_peer_unpublish(peer, reason))
-				__llist_add(&peer->remove_entry, &list);
-		}
-	} else {
+	do {
+		spin_lock_bh(&ovpn->lock);
+		more = false;
 		peer = rcu_dereference_protected(ovpn->peer,
 						 lockdep_is_held(&ovpn->lock));
-		if (peer && (!sock || peer->sock == sock) &&
-		    ovpn_peer_unpublish(peer, reason))
+		if (ovpn->mode == OVPN_MODE_MP)
+			more = ovpn_peers_unpublish_chunk(ovpn, sock, reason,
+							  &from, &list);
+		else if (peer && (!sock || peer->sock == sock) &&
+			 ovpn_peer_unpublish(peer, reason))
 			__llist_add(&peer->remove_entry, &list);
-	}
-	spin_unlock_bh(&ovpn->lock);
+		spin_unlock_bh(&ovpn->lock);
 
-	/* _safe: finishing a removal may free the peer. */
-	llist_for_each_entry_safe(peer, tmp, list.first, remove_entry)
-		ovpn_peer_finish_removal(peer);
+		/* _safe: finishing a removal may free the peer. */
+		llist_for_each_entry_safe(peer, tmp, __llist_del_all(&list),
+					  remove_entry)
+			ovpn_peer_finish_removal(peer);
+		cond_resched();
+	} while (more);
 }
 
 /**
  * ovpn_peers_dump - hand the device's peers to a dump, resumably
  * @ovpn: the device
- * @pos: where the dump stands: two words, zero when it starts, updated
- *	 to resume with the peer that @fill refused
+ * @pos: where the dump stands: two words, zero when it starts; the first
+ *	 is the id to resume from, the second says the walk is over
  * @fill: called for each peer under rcu_read_lock() (so it must not
  *	  sleep); non-zero stops the walk and is returned
  * @arg: passed to @fill
  *
- * An MP device is walked bucket by bucket of its id table: a peer added
- * or removed meanwhile may be missed or, if it moves within its bucket,
- * seen twice, as in any netlink dump.
+ * An MP device is walked in the order of peer ids, and resumes from the
+ * id of the peer that @fill refused: each call costs the peers it hands
+ * out, whatever the number of peers.  A peer added or removed meanwhile
+ * may be missed, as in any netlink dump; none is seen twice.
  *
  * Context: process context.
  * Return: 0 once every peer was handed out, or what @fill returned.
@@ -587,36 +767,30 @@ void ovpn_peers_remove(struct ovpn_priv *ovpn, struct ovpn_socket *sock,
 int ovpn_peers_dump(struct ovpn_priv *ovpn, unsigned long pos[2],
 		    int (*fill)(struct ovpn_peer *peer, void *arg), void *arg)
 {
-	unsigned long bkt = pos[0], skip = pos[1], idx;
 	struct ovpn_peer *peer;
+	unsigned long id;
 	int ret = 0;
+
+	if (pos[1])
+		return 0;
 
 	rcu_read_lock();
 	if (ovpn->mode == OVPN_MODE_P2P) {
 		peer = rcu_dereference(ovpn->peer);
-		if (!bkt && peer)
+		if (peer)
 			ret = fill(peer, arg);
-		if (!ret)
-			pos[0] = 1;
 		goto out;
 	}
-	for (; bkt < HASH_SIZE(ovpn->peers->by_id); bkt++, skip = 0) {
-		idx = 0;
-		hlist_for_each_entry_rcu(peer, &ovpn->peers->by_id[bkt],
-					 hash_entry_id) {
-			if (idx++ < skip)
-				continue;
-			ret = fill(peer, arg);
-			if (ret) {
-				pos[0] = bkt;
-				pos[1] = idx - 1;
-				goto out;
-			}
+	xa_for_each_start(&ovpn->peers->by_id, id, peer, pos[0]) {
+		ret = fill(peer, arg);
+		if (ret) {
+			pos[0] = id;
+			break;
 		}
 	}
-	pos[0] = bkt;
-	pos[1] = 0;
 out:
+	if (!ret)
+		pos[1] = 1;
 	rcu_read_unlock();
 	return ret;
 }
@@ -642,15 +816,10 @@ struct ovpn_peer *ovpn_peer_get_by_id(struct ovpn_priv *ovpn, u32 id)
 		goto out;
 	}
 
-	hlist_for_each_entry_rcu(peer, ovpn_bucket_by_id(ovpn->peers, id),
-				 hash_entry_id) {
-		if (peer->id != id)
-			continue;
-		/* Failing means the peer is being removed: it is gone. */
-		if (percpu_ref_tryget_live_rcu(&peer->ref))
-			found = peer;
-		break;
-	}
+	peer = xa_load(&ovpn->peers->by_id, id);
+	/* Failing means the peer is being removed: it is gone. */
+	if (peer && percpu_ref_tryget_live_rcu(&peer->ref))
+		found = peer;
 out:
 	rcu_read_unlock();
 	return found;
@@ -678,9 +847,8 @@ struct ovpn_peer *ovpn_peer_get_by_transp_addr(struct ovpn_priv *ovpn,
 					       struct sk_buff *skb)
 {
 	struct ovpn_peer *peer, *found = NULL;
-	struct hlist_nulls_node *node;
+	struct ovpn_transp_key key;
 	union ovpn_sockaddr ss;
-	u32 bkt;
 
 	if (!ovpn_skb_src_sockaddr(skb, &ss))
 		return NULL;
@@ -694,20 +862,11 @@ struct ovpn_peer *ovpn_peer_get_by_transp_addr(struct ovpn_priv *ovpn,
 		goto out;
 	}
 
-	bkt = ovpn_bkt_transp_addr(&ss);
-restart:
-	hlist_nulls_for_each_entry_rcu(peer, node,
-				       &ovpn->peers->by_transp_addr[bkt],
-				       hash_entry_transp_addr) {
-		if (!ovpn_peer_remote_is(peer, &ss))
-			continue;
-		if (percpu_ref_tryget_live_rcu(&peer->ref))
-			found = peer;
-		goto out;
-	}
-	/* Led off the chain by a moving peer: see ovpn_peer_by_vpn4(). */
-	if (get_nulls_value(node) != bkt)
-		goto restart;
+	ovpn_transp_key_set(&key, &ss);
+	peer = rhashtable_lookup(&ovpn->peers->by_transp_addr, &key,
+				 ovpn_transp_params);
+	if (peer && percpu_ref_tryget_live_rcu(&peer->ref))
+		found = peer;
 out:
 	rcu_read_unlock();
 	return found;
@@ -873,6 +1032,54 @@ bool ovpn_peer_check_by_src(struct ovpn_priv *ovpn, struct sk_buff *skb,
 }
 
 /*
+ * Give a published MP peer a new VPN IPv4 or IPv6 address (the
+ * unspecified one clears it); ovpn->lock held.  The key changes only
+ * while the peer is out of the table, which finds a peer by the key it
+ * was inserted with.  Only an address that changes moves: a move may
+ * hide the peer from a concurrent lookup.  If the table cannot take the
+ * peer back (no memory for a rehash), the old address is restored; the
+ * peer loses it only if that fails too.
+ */
+static int ovpn_peer_move_vpn4(struct ovpn_priv *ovpn,
+			       struct ovpn_peer *peer, struct in_addr addr)
+{
+	struct in_addr old = peer->vpn_addrs.ipv4;
+	int ret;
+
+	if (addr.s_addr == old.s_addr)
+		return 0;
+	ovpn_peer_unhash_addr4(ovpn, peer);
+	peer->vpn_addrs.ipv4 = addr;
+	ret = ovpn_peer_hash_addr4(ovpn, peer);
+	if (ret) {
+		peer->vpn_addrs.ipv4 = old;
+		if (ovpn_peer_hash_addr4(ovpn, peer))
+			peer->vpn_addrs.ipv4.s_addr = htonl(INADDR_ANY);
+	}
+	return ret;
+}
+
+static int ovpn_peer_move_vpn6(struct ovpn_priv *ovpn,
+			       struct ovpn_peer *peer,
+			       const struct in6_addr *addr)
+{
+	struct in6_addr old = peer->vpn_addrs.ipv6;
+	int ret;
+
+	if (ipv6_addr_equal(addr, &old))
+		return 0;
+	ovpn_peer_unhash_addr6(ovpn, peer);
+	peer->vpn_addrs.ipv6 = *addr;
+	ret = ovpn_peer_hash_addr6(ovpn, peer);
+	if (ret) {
+		peer->vpn_addrs.ipv6 = old;
+		if (ovpn_peer_hash_addr6(ovpn, peer))
+			peer->vpn_addrs.ipv6 = in6addr_any;
+	}
+	return ret;
+}
+
+/*
  * ovpn_peer_set_vpn_addrs - change a peer's VPN addresses (MP)
  * @peer: the peer
  * @ip4: the new IPv4 address (INADDR_ANY clears it), or NULL to keep it
@@ -883,15 +1090,16 @@ bool ovpn_peer_check_by_src(struct ovpn_priv *ovpn, struct sk_buff *skb,
  *
  * Return: 0, -ENOENT if the peer was removed meanwhile, -EADDRINUSE if
  * another peer has one of the addresses, -EDESTADDRREQ if the peer would
- * be left without any VPN address.
+ * be left without any VPN address, -ENOMEM (or another error of
+ * rhashtable_insert_fast()) if a table could not take the new address.
  */
 static int ovpn_peer_set_vpn_addrs(struct ovpn_peer *peer,
 				   const struct in_addr *ip4,
 				   const struct in6_addr *ip6)
 {
 	struct ovpn_priv *ovpn = peer->ovpn;
+	struct in_addr new4, old4;
 	struct in6_addr new6;
-	struct in_addr new4;
 	int ret = 0;
 
 	spin_lock_bh(&ovpn->lock);
@@ -909,16 +1117,12 @@ static int ovpn_peer_set_vpn_addrs(struct ovpn_peer *peer,
 		ret = -EADDRINUSE;
 		goto out;
 	}
-	/* Only an address that changes moves: every move costs readers. */
-	if (new4.s_addr != peer->vpn_addrs.ipv4.s_addr) {
-		hlist_nulls_del_init_rcu(&peer->hash_entry_addr4);
-		peer->vpn_addrs.ipv4 = new4;
-		ovpn_peer_hash_addr4(ovpn, peer);
-	}
-	if (!ipv6_addr_equal(&new6, &peer->vpn_addrs.ipv6)) {
-		hlist_nulls_del_init_rcu(&peer->hash_entry_addr6);
-		peer->vpn_addrs.ipv6 = new6;
-		ovpn_peer_hash_addr6(ovpn, peer);
+	old4 = peer->vpn_addrs.ipv4;
+	ret = ovpn_peer_move_vpn4(ovpn, peer, new4);
+	if (!ret) {
+		ret = ovpn_peer_move_vpn6(ovpn, peer, &new6);
+		if (ret)
+			ovpn_peer_move_vpn4(ovpn, peer, old4);
 	}
 out:
 	spin_unlock_bh(&ovpn->lock);
@@ -945,77 +1149,8 @@ static void ovpn_peer_keepalive_set(struct ovpn_peer *peer, u32 interval,
 	WRITE_ONCE(peer->last_sent, now);
 	spin_unlock_bh(&peer->lock);
 
-	/* Let the scan pick up the new deadlines now. */
-	mod_delayed_work(ovpn_wq, &peer->ovpn->keepalive_work, 0);
-}
-
-/*
- * One peer's keepalive duties: expire it, or queue a keepalive packet.
- * Returns the seconds until its next deadline (LONG_MAX if none).
- * rcu_read_lock() held.
- */
-static long ovpn_peer_keepalive_check(struct ovpn_peer *peer, time64_t now)
-{
-	unsigned long interval = READ_ONCE(peer->keepalive_interval);
-	unsigned long timeout = READ_ONCE(peer->keepalive_timeout);
-	long next = LONG_MAX, left;
-
-	if (timeout) {
-		left = READ_ONCE(peer->last_recv) + timeout - now;
-		if (left <= 0) {
-			net_dbg_ratelimited("%s: peer %u expired\n",
-					    netdev_name(peer->ovpn->dev),
-					    peer->id);
-			ovpn_peer_del(peer, OVPN_DEL_PEER_REASON_EXPIRED);
-			return LONG_MAX;
-		}
-		next = left;
-	}
-
-	if (interval) {
-		left = READ_ONCE(peer->last_sent) + interval - now;
-		if (left <= 0) {
-			/* The work holds a reference until it has run. */
-			if (percpu_ref_tryget_live_rcu(&peer->ref) &&
-			    !queue_work(ovpn_wq, &peer->keepalive_work))
-				ovpn_peer_put(peer);
-			left = interval;
-		}
-		next = min(next, left);
-	}
-	return next;
-}
-
-/**
- * ovpn_priv_keepalive_work - keepalive and expiry scan of a device
- * @work: the device's keepalive_work
- *
- * Re-arms itself for the earliest deadline among the peers.
- */
-void ovpn_priv_keepalive_work(struct work_struct *work)
-{
-	struct ovpn_priv *ovpn = container_of(to_delayed_work(work),
-					      struct ovpn_priv,
-					      keepalive_work);
-	time64_t now = ktime_get_seconds();
-	struct ovpn_peer *peer;
-	long next = LONG_MAX;
-	int bkt;
-
-	rcu_read_lock();
-	if (ovpn->mode == OVPN_MODE_MP) {
-		hash_for_each_rcu(ovpn->peers->by_id, bkt, peer, hash_entry_id)
-			next = min(next, ovpn_peer_keepalive_check(peer, now));
-	} else {
-		peer = rcu_dereference(ovpn->peer);
-		if (peer)
-			next = ovpn_peer_keepalive_check(peer, now);
-	}
-	rcu_read_unlock();
-
-	if (next != LONG_MAX)
-		queue_delayed_work(ovpn_wq, &ovpn->keepalive_work,
-				   max(next, 1L) * HZ);
+	/* Let the timer pick up the new deadlines now. */
+	mod_timer(&peer->keepalive_timer, jiffies);
 }
 
 /* Move a floating MP peer in the transport table; ovpn->lock held. */
@@ -1026,7 +1161,7 @@ static void ovpn_peer_rehash_transp(struct ovpn_peer *peer)
 	/* A removed peer stays out of every table (see peer.h). */
 	if (ovpn->mode != OVPN_MODE_MP || peer->removed)
 		return;
-	hlist_nulls_del_init_rcu(&peer->hash_entry_transp_addr);
+	ovpn_peer_unhash_transp(ovpn, peer);
 	ovpn_peer_hash_transp(ovpn, peer);
 }
 

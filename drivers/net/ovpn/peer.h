@@ -8,8 +8,8 @@
  * Lifetime (struct ovpn_peer):
  * - created by ovpn_peer_create() from a parsed request (struct
  *   ovpn_peer_config), percpu_ref initialised last, and published under
- *   ovpn->lock: in MP mode in the device's hash tables, in P2P mode in
- *   ovpn->peer;
+ *   ovpn->lock: in MP mode in the device's tables (see struct
+ *   ovpn_peer_collection), in P2P mode in ovpn->peer;
  * - borrowed by the data path under rcu_read_lock() with
  *   percpu_ref_tryget_live_rcu() by the lookup helpers below, which
  *   return the peer with one reference or NULL; every borrow ends with one
@@ -19,9 +19,14 @@
  *   hash it again), the removal is notified, and then its initial
  *   reference is killed;
  * - when the last borrower is gone, the release callback (any context)
- *   queues ovpn_peer_release_work() on the module workqueue after an RCU
- *   grace period; it kills the key slots, detaches from the socket, drops
- *   the device reference, runs percpu_ref_exit() and frees the peer.
+ *   adds the peer to a batch that the module workqueue tears down after
+ *   one RCU grace period for the whole batch: it stops the keepalive
+ *   timer, kills the key slots, detaches from the socket, drops the
+ *   device reference, runs percpu_ref_exit() and frees the peer.
+ *
+ * The keepalive timer holds no reference: it only runs while the peer's
+ * memory is there, because the teardown shuts it down before anything
+ * else, and it re-arms itself only while the peer is live.
  *
  * Locking: ovpn->lock (a spinlock, taken with BH disabled) protects the
  * tables, @removed and @vpn_addrs changes.  @lock serialises replacements
@@ -34,10 +39,11 @@
 #ifndef _NET_OVPN_PEER_H_
 #define _NET_OVPN_PEER_H_
 
-#include <linux/list_nulls.h>
 #include <linux/llist.h>
 #include <linux/percpu-refcount.h>
+#include <linux/rhashtable-types.h>
 #include <linux/timekeeping.h>
+#include <linux/timer_types.h>
 #include <net/dst_cache.h>
 
 #include "bind.h"
@@ -50,6 +56,26 @@ struct ovpn_socket;
 struct socket;
 
 /**
+ * struct ovpn_transp_key - a UDP peer's remote endpoint, as hashed
+ * @addr: the address; an IPv4 one in the first word, the rest zero
+ * @port: the port
+ * @family: AF_INET or AF_INET6; 0 when the peer is not in the table
+ * @scope_id: the IPv6 scope, 0 for IPv4
+ *
+ * The transport-address table compares keys as bytes, and the remote
+ * endpoint lives in the peer's bind, which a float replaces at any time:
+ * the peer keeps, next to its link in the table, a copy of what it was
+ * hashed with, with no padding and every unused byte zero.  It changes
+ * only under ovpn->lock and only while the peer is out of the table.
+ */
+struct ovpn_transp_key {
+	struct in6_addr addr;
+	__be16 port;
+	u16 family;
+	u32 scope_id;
+};
+
+/**
  * struct ovpn_peer - the other end of a tunnel
  * @ovpn: the device the peer belongs to (a reference is held)
  * @dev_tracker: tracker of that device reference
@@ -58,10 +84,10 @@ struct socket;
  * @vpn_addrs: addresses assigned to the peer inside the tunnel (MP)
  * @vpn_addrs.ipv4: IPv4 address, or INADDR_ANY
  * @vpn_addrs.ipv6: IPv6 address, or the unspecified address
- * @hash_entry_id: link in the by-id table (MP)
- * @hash_entry_addr4: link in the by-VPN-IPv4 table (MP)
- * @hash_entry_addr6: link in the by-VPN-IPv6 table (MP)
- * @hash_entry_transp_addr: link in the by-transport-address table (MP)
+ * @vpn4_node: link in the by-VPN-IPv4 table (MP)
+ * @vpn6_node: link in the by-VPN-IPv6 table (MP)
+ * @transp_node: link in the by-transport-address table (MP)
+ * @transp_key: what @transp_node is hashed with (ovpn->lock)
  * @sock: the transport socket; the peer holds one reference on it for
  *	  its whole life, so the data path never takes one
  * @crypto: the key slots
@@ -78,10 +104,11 @@ struct socket;
  * @delete_reason: why the peer was removed
  * @lock: protects @bind updates and the keepalive parameters
  * @ref: borrowers; see the lifetime rules above
- * @release_work: deferred destruction
- * @rcu: the free, a grace period after @release_work: ovpn_tcp_close()
- *	 may read the peer under RCU through an attachment that the release
- *	 work is detaching
+ * @release_entry: link in the batch of released peers to tear down
+ * @rcu: the free, a grace period after the teardown: ovpn_tcp_close()
+ *	 may read the peer under RCU through an attachment that the
+ *	 teardown is detaching
+ * @keepalive_timer: fires at the peer's next keepalive deadline
  * @keepalive_work: sends one keepalive packet from process context
  * @remove_entry: link in a private list of peers being removed together
  */
@@ -94,10 +121,10 @@ struct ovpn_peer {
 		struct in_addr ipv4;
 		struct in6_addr ipv6;
 	} vpn_addrs;
-	struct hlist_node hash_entry_id;
-	struct hlist_nulls_node hash_entry_addr4;
-	struct hlist_nulls_node hash_entry_addr6;
-	struct hlist_nulls_node hash_entry_transp_addr;
+	struct rhash_head vpn4_node;
+	struct rhash_head vpn6_node;
+	struct rhash_head transp_node;
+	struct ovpn_transp_key transp_key;
 	struct ovpn_socket *sock;
 	struct ovpn_crypto_state crypto;
 	struct ovpn_bind __rcu *bind;
@@ -112,8 +139,9 @@ struct ovpn_peer {
 	enum ovpn_del_peer_reason delete_reason;
 	spinlock_t lock; /* @bind updates, keepalive parameters */
 	struct percpu_ref ref;
-	struct rcu_work release_work;
+	struct llist_node release_entry;
 	struct rcu_head rcu;
+	struct timer_list keepalive_timer;
 	struct work_struct keepalive_work;
 	struct llist_node remove_entry;
 };
@@ -170,7 +198,8 @@ struct ovpn_peer_config {
 	bool has_keepalive;
 };
 
-void ovpn_peer_init_tables(struct ovpn_peer_collection *peers);
+int ovpn_peer_init_tables(struct ovpn_peer_collection *peers);
+void ovpn_peer_destroy_tables(struct ovpn_peer_collection *peers);
 int ovpn_peer_create(struct ovpn_priv *ovpn, struct ovpn_peer_config *cfg,
 		     struct socket *sock);
 int ovpn_peer_change(struct ovpn_peer *peer, struct ovpn_peer_config *cfg);
@@ -189,7 +218,6 @@ bool ovpn_peer_check_by_src(struct ovpn_priv *ovpn, struct sk_buff *skb,
 int ovpn_peers_dump(struct ovpn_priv *ovpn, unsigned long pos[2],
 		    int (*fill)(struct ovpn_peer *peer, void *arg), void *arg);
 
-void ovpn_priv_keepalive_work(struct work_struct *work);
 void ovpn_peer_float(struct ovpn_peer *peer, struct sk_buff *skb);
 
 /**
