@@ -16,11 +16,11 @@
 #include "tcp.h"
 #include "udp.h"
 
-static void ovpn_socket_release_work(struct work_struct *work)
+/* A released attachment's teardown (see ovpn_socket_release()). */
+static void ovpn_socket_teardown(struct llist_node *node)
 {
-	struct ovpn_socket *ovpn_sock = container_of(to_rcu_work(work),
-						     struct ovpn_socket,
-						     release_work);
+	struct ovpn_socket *ovpn_sock = llist_entry(node, struct ovpn_socket,
+						    release_entry);
 
 	if (ovpn_socket_is_tcp(ovpn_sock))
 		ovpn_tcp_release(ovpn_sock);
@@ -30,18 +30,23 @@ static void ovpn_socket_release_work(struct work_struct *work)
 	kfree(ovpn_sock);
 }
 
+static struct ovpn_release_batch ovpn_sockets_released =
+	OVPN_RELEASE_BATCH_INIT(ovpn_sockets_released, ovpn_socket_teardown);
+
 /*
  * The last reference is gone: the socket is detached and no peer uses it.
  * This may run in any context, so the sleeping part (sock_put() may end
  * up releasing the socket) is left to the workqueue, after a grace period
- * that lets RX readers of the old sk_user_data finish.
+ * that lets RX readers of the old sk_user_data finish.  Every TCP peer
+ * has an attachment of its own: they go in batches, as peers do.
  */
 static void ovpn_socket_release(struct percpu_ref *ref)
 {
 	struct ovpn_socket *ovpn_sock = container_of(ref, struct ovpn_socket,
 						     ref);
 
-	queue_rcu_work(ovpn_wq, &ovpn_sock->release_work);
+	ovpn_release_batch_add(&ovpn_sockets_released,
+			       &ovpn_sock->release_entry);
 }
 
 static bool ovpn_sk_is_inet(const struct sock *sk)
@@ -132,7 +137,6 @@ static struct ovpn_socket *ovpn_socket_new(struct ovpn_priv *ovpn,
 	ovpn_sock->ovpn = ovpn;
 	ovpn_sock->sk = sk;
 	INIT_LIST_HEAD(&ovpn_sock->node);
-	INIT_RCU_WORK(&ovpn_sock->release_work, ovpn_socket_release_work);
 	ret = percpu_ref_init(&ovpn_sock->ref, ovpn_socket_release, 0,
 			      GFP_KERNEL);
 	if (ret) {
@@ -167,7 +171,7 @@ static int ovpn_socket_publish(struct ovpn_socket *ovpn_sock)
 	spin_unlock_bh(&ovpn->lock);
 
 	/*
-	 * Both held until the release work: the socket because peers send
+	 * Both held until the teardown: the socket because peers send
 	 * through it, the device because encap_destroy may still reach it
 	 * through a live attachment while it is being deleted.
 	 */
@@ -355,7 +359,7 @@ static void ovpn_socket_leave_udp(struct ovpn_socket *ovpn_sock)
  * freed: a TCP socket served it alone (its hooks use the peer without a
  * reference), a UDP socket once its other peers are gone too.
  *
- * Context: process context (the peer's release work).
+ * Context: process context (the peer's teardown).
  */
 void ovpn_socket_release_peer(struct ovpn_socket *ovpn_sock)
 {

@@ -22,18 +22,19 @@
  *   under the socket lock, which a new peer's attach takes too, so no
  *   peer ever joins an attachment being detached); the encapsulation or
  *   the hooks are undone, then the initial reference is killed;
- * - released after the last peer put it: an RCU-deferred work on the
- *   module workqueue drops the struct sock reference, runs
- *   percpu_ref_exit() and frees it.
+ * - released after the last peer put it: a batched teardown on the
+ *   module workqueue, a grace period later (struct ovpn_release_batch),
+ *   drops the struct sock reference, runs percpu_ref_exit() and frees
+ *   it.
  */
 
 #ifndef _NET_OVPN_SOCKET_H_
 #define _NET_OVPN_SOCKET_H_
 
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/net.h>
 #include <linux/percpu-refcount.h>
-#include <linux/workqueue.h>
 #include <net/sock.h>
 
 #include "tcp.h"
@@ -44,11 +45,11 @@ struct ovpn_priv;
 /**
  * struct ovpn_socket - a transport socket attached to an ovpn device
  * @ovpn: the device whose peers use the socket
- * @sk: the socket, held with sock_hold() until the release work
+ * @sk: the socket, held with sock_hold() until the teardown
  * @ref: the attachment's reference and one per peer; see above
  * @node: entry in the device's list of attached sockets (ovpn->lock)
  * @peers: how many peers a UDP attachment serves (the socket's lock)
- * @release_work: deferred release
+ * @release_entry: link in the batch of released attachments
  * @tcp: stream state of a TCP socket (unused for UDP)
  */
 struct ovpn_socket {
@@ -57,7 +58,7 @@ struct ovpn_socket {
 	struct percpu_ref ref;
 	struct list_head node;
 	unsigned int peers;
-	struct rcu_work release_work;
+	struct llist_node release_entry;
 	struct ovpn_tcp_sock tcp;
 };
 

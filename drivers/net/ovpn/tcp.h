@@ -14,7 +14,7 @@
  *   other peer or device can take the socket; the socket's hooks are only
  *   installed by ovpn_tcp_start() once the peer is published;
  * - @peer is not a reference: the peer detaches the socket from its own
- *   release work and is freed a grace period later, so every hook (which
+ *   teardown and is freed a grace period later, so every hook (which
  *   runs under the socket lock, or under RCU having found the attachment
  *   live) sees a valid peer, if not a live one;
  * - detached when its peer is released, when userspace closes the socket
