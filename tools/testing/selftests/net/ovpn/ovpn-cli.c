@@ -176,7 +176,8 @@ enum {
 #define CLI_SET_PEER_OPTS	(CLI_OPT_REMOTE | CLI_OPT_VPN | \
 				 CLI_OPT_TX_ID | CLI_OPT_LOCAL | \
 				 CLI_OPT_KEEPALIVE)
-#define CLI_MULTI_PEER_OPTS	(CLI_OPT_MARK | CLI_OPT_STAY)
+#define CLI_MULTI_PEER_OPTS	(CLI_OPT_KEEPALIVE | CLI_OPT_MARK | \
+				 CLI_OPT_STAY)
 #define CLI_NEW_TCP_PEER_OPTS	(CLI_OPT_VPN | CLI_OPT_TX_ID | \
 				 CLI_OPT_KEEPALIVE | CLI_OPT_CTRL | \
 				 CLI_OPT_STAY)
@@ -2176,7 +2177,7 @@ static int cli_new_multi_peer(const struct cli_cmd *cmd, int argc,
 	struct cli_opts o = {};
 	unsigned long lport;
 	struct cli_req req;
-	int n, fd, ret;
+	int i, n, fd, ret;
 
 	if (cli_req_init(&req, OVPN_CMD_PEER_NEW, argv[1]) ||
 	    arg_uint("local port", argv[2], USHRT_MAX, &lport) ||
@@ -2191,6 +2192,12 @@ static int cli_new_multi_peer(const struct cli_cmd *cmd, int argc,
 		return RC_LOCAL;
 	}
 
+	/* keepalive, if given, is every peer's */
+	for (i = 0; i < n; i++) {
+		peers[i].o.given |= o.given & CLI_OPT_KEEPALIVE;
+		peers[i].o.ka_interval = o.ka_interval;
+		peers[i].o.ka_timeout = o.ka_timeout;
+	}
 	ret = cli_add_peers(&req, peers, n, fd);
 	if (!ret)
 		ret = cli_ready(fd, &o);
@@ -2865,8 +2872,10 @@ static const struct cli_cmd cli_cmds[] = {
 		"  mark <n>, stay\n"
 		"prints READY <port>; stay: then CTRL <len> <hex> for\n"
 		"each datagram received, until SIGTERM or SIGINT"),
-	CLI_CMD("new_multi_peer", cli_new_multi_peer, 3, 6,
-		"<ifname> <lport> <peers_file> [mark <n>] [stay]",
+	CLI_CMD("new_multi_peer", cli_new_multi_peer, 3, 9,
+		"<ifname> <lport> <peers_file> [options]",
+		"options: keepalive <interval> <timeout> (every peer's),\n"
+		"  mark <n>, stay\n"
 		"peers_file lines: <peer_id> <raddr> <rport> <vpn4|->\n"
 		"  <vpn6|-> [tx_id]; output as new_peer"),
 	CLI_CMD("new_tcp_peer", cli_new_tcp_peer, 4, INT_MAX,
