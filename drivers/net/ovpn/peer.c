@@ -36,7 +36,7 @@ static void ovpn_peer_release_work(struct work_struct *work)
 	/* Nobody can replace the bind of a peer nobody holds. */
 	kfree(rcu_dereference_protected(peer->bind, true));
 	dst_cache_destroy(&peer->dst_cache);
-	free_percpu(peer->stats);
+	ovpn_stats_destroy(&peer->stats);
 	netdev_put(peer->ovpn->dev, &peer->dev_tracker);
 	/*
 	 * A reader that found the TCP attachment before the detach above may
@@ -103,11 +103,9 @@ static struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id)
 	INIT_RCU_WORK(&peer->release_work, ovpn_peer_release_work);
 	INIT_WORK(&peer->keepalive_work, ovpn_peer_keepalive_send);
 
-	peer->stats = alloc_percpu(struct ovpn_pcpu_stats);
-	if (!peer->stats) {
-		ret = -ENOMEM;
+	ret = ovpn_stats_init(&peer->stats);
+	if (ret)
 		goto err_free;
-	}
 
 	ret = dst_cache_init(&peer->dst_cache, GFP_KERNEL);
 	if (ret)
@@ -124,7 +122,7 @@ static struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id)
 err_dst:
 	dst_cache_destroy(&peer->dst_cache);
 err_stats:
-	free_percpu(peer->stats);
+	ovpn_stats_destroy(&peer->stats);
 err_free:
 	kfree(peer);
 	return ERR_PTR(ret);
