@@ -106,7 +106,7 @@ static void ovpn_deliver(struct ovpn_peer *peer, struct sk_buff *skb)
 	skb_reset_transport_header(skb);
 	skb_reset_inner_headers(skb);
 
-	ovpn_stats_add(peer->stats, vpn, rx, len);
+	ovpn_stats_add(&peer->stats, vpn, rx, len);
 	if (gro_cells_receive(&peer->ovpn->gro_cells, skb) == NET_RX_SUCCESS)
 		dev_dstats_rx_add(dev, len);
 }
@@ -205,7 +205,7 @@ void ovpn_recv(struct ovpn_peer *peer, struct sk_buff *skb)
 	struct ovpn_crypto_key_slot *ks;
 	int ret;
 
-	ovpn_stats_add(peer->stats, link, rx, skb->len);
+	ovpn_stats_add(&peer->stats, link, rx, skb->len);
 
 	ks = ovpn_crypto_key_id_to_slot(&peer->crypto,
 					ovpn_key_id_from_skb(skb, 0));
@@ -258,7 +258,7 @@ static void ovpn_encrypt_post(void *data, int ret)
 		return;
 	}
 
-	ovpn_stats_add(peer->stats, link, tx, skb->len);
+	ovpn_stats_add(&peer->stats, link, tx, skb->len);
 	ovpn_peer_mark_sent(peer);
 	/* The transport owns the control block from here on. */
 	ovpn_crypto_key_slot_put(ks);
@@ -397,7 +397,7 @@ netdev_tx_t ovpn_net_xmit(struct sk_buff *skb, struct net_device *dev)
 			dev_dstats_tx_dropped(dev);
 			continue;
 		}
-		ovpn_stats_add(peer->stats, vpn, tx, skb->len);
+		ovpn_stats_add(&peer->stats, vpn, tx, skb->len);
 		dev_dstats_tx_add(dev, skb->len);
 		ovpn_encrypt_one(peer, skb);
 	}

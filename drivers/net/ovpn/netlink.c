@@ -644,7 +644,7 @@ static int ovpn_nl_put_stats(struct sk_buff *skb, struct ovpn_peer *peer)
 {
 	struct ovpn_peer_stats st;
 
-	ovpn_stats_read(peer->stats, &st);
+	ovpn_stats_read(&peer->stats, &st);
 	if (nla_put_uint(skb, OVPN_A_PEER_VPN_RX_BYTES, st.vpn_rx_bytes) ||
 	    nla_put_uint(skb, OVPN_A_PEER_VPN_TX_BYTES, st.vpn_tx_bytes) ||
 	    nla_put_uint(skb, OVPN_A_PEER_VPN_RX_PACKETS, st.vpn_rx_packets) ||

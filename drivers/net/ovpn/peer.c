@@ -50,7 +50,7 @@ static void ovpn_peer_teardown(struct llist_node *node)
 	/* Nobody can replace the bind of a peer nobody holds. */
 	kfree(rcu_dereference_protected(peer->bind, true));
 	dst_cache_destroy(&peer->dst_cache);
-	free_percpu(peer->stats);
+	ovpn_stats_destroy(&peer->stats);
 	netdev_put(peer->ovpn->dev, &peer->dev_tracker);
 	/*
 	 * A reader that found the TCP attachment before the detach above may
@@ -179,11 +179,9 @@ static struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id)
 	INIT_WORK(&peer->keepalive_work, ovpn_peer_keepalive_send);
 	timer_setup(&peer->keepalive_timer, ovpn_peer_keepalive_timer, 0);
 
-	peer->stats = alloc_percpu(struct ovpn_pcpu_stats);
-	if (!peer->stats) {
-		ret = -ENOMEM;
+	ret = ovpn_stats_init(&peer->stats);
+	if (ret)
 		goto err_free;
-	}
 
 	ret = dst_cache_init(&peer->dst_cache, GFP_KERNEL);
 	if (ret)
@@ -200,7 +198,7 @@ static struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id)
 err_dst:
 	dst_cache_destroy(&peer->dst_cache);
 err_stats:
-	free_percpu(peer->stats);
+	ovpn_stats_destroy(&peer->stats);
 err_free:
 	kfree(peer);
 	return ERR_PTR(ret);

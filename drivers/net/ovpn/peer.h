@@ -93,7 +93,7 @@ struct ovpn_transp_key {
  * @crypto: the key slots
  * @bind: UDP endpoints (RCU; replaced under @lock); NULL for TCP
  * @dst_cache: route cache for UDP transmission
- * @stats: per-CPU counters
+ * @stats: traffic counters (see stats.h)
  * @keepalive_interval: seconds of TX silence before a keepalive; 0 = off
  * @keepalive_timeout: seconds of RX silence before expiry; 0 = off
  * @last_recv: ktime_get_seconds() of the last authenticated packet
@@ -129,7 +129,7 @@ struct ovpn_peer {
 	struct ovpn_crypto_state crypto;
 	struct ovpn_bind __rcu *bind;
 	struct dst_cache dst_cache;
-	struct ovpn_pcpu_stats __percpu *stats;
+	struct ovpn_stats stats;
 	unsigned long keepalive_interval;
 	unsigned long keepalive_timeout;
 	time64_t last_recv;

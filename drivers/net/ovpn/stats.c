@@ -1,55 +1,97 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * OpenVPN data channel offload - per-peer statistics
+ *
+ * See stats.h for how the per-CPU u32 counters and the 64-bit totals make
+ * up exact counts.
  */
+
+#include <linux/errno.h>
+#include <linux/gfp.h>
 
 #include "stats.h"
 
-/* One CPU's counters, consistent with each other. */
-static void ovpn_stats_fetch(const struct ovpn_pcpu_stats *s,
-			     struct ovpn_peer_stats *one)
+/**
+ * ovpn_stats_init - set up a peer's counters, all at 0
+ * @st: the counters
+ *
+ * Context: process context.
+ * Return: 0, or -ENOMEM.
+ */
+int ovpn_stats_init(struct ovpn_stats *st)
 {
-	unsigned int start;
-
-	do {
-		start = u64_stats_fetch_begin(&s->syncp);
-		one->vpn_rx_bytes = u64_stats_read(&s->vpn_rx_bytes);
-		one->vpn_rx_packets = u64_stats_read(&s->vpn_rx_packets);
-		one->vpn_tx_bytes = u64_stats_read(&s->vpn_tx_bytes);
-		one->vpn_tx_packets = u64_stats_read(&s->vpn_tx_packets);
-		one->link_rx_bytes = u64_stats_read(&s->link_rx_bytes);
-		one->link_rx_packets = u64_stats_read(&s->link_rx_packets);
-		one->link_tx_bytes = u64_stats_read(&s->link_tx_bytes);
-		one->link_tx_packets = u64_stats_read(&s->link_tx_packets);
-	} while (u64_stats_fetch_retry(&s->syncp, start));
+	st->pcpu = alloc_percpu_gfp(struct ovpn_pcpu_stats, GFP_KERNEL);
+	if (!st->pcpu)
+		return -ENOMEM;
+	spin_lock_init(&st->lock);
+	memset(&st->total, 0, sizeof(st->total));
+	return 0;
 }
 
 /**
- * ovpn_stats_read - sum a peer's per-CPU counters
- * @pcpu: the peer's per-CPU counters
- * @sum: receives the totals
- *
- * Context: any; the totals are a consistent snapshot per CPU, not across
- * CPUs, which is all a statistics reader needs.
+ * ovpn_stats_destroy - free what ovpn_stats_init() allocated
+ * @st: the counters, which nobody writes or reads any more
  */
-void ovpn_stats_read(struct ovpn_pcpu_stats __percpu *pcpu,
-		     struct ovpn_peer_stats *sum)
+void ovpn_stats_destroy(struct ovpn_stats *st)
+{
+	free_percpu(st->pcpu);
+}
+
+/**
+ * ovpn_stats_fold - move this CPU's value of a counter to its 64-bit total
+ * @st: the peer's counters
+ * @ctr: the counter, in @st->pcpu
+ * @total: its total, in @st->total
+ *
+ * Called by ovpn_stats_add() once this CPU's value of @ctr reached
+ * OVPN_STATS_FOLD; out of line, as it runs once per 2^31 of a counter.
+ * The exchange is one this_cpu op (see stats.h for PREEMPT_RT), and it
+ * runs under @st->lock, so a reader sees the value either in this CPU's
+ * counter or in the total, never in both or in neither.
+ *
+ * Context: any but hard interrupt.
+ */
+void ovpn_stats_fold(struct ovpn_stats *st, u32 __percpu *ctr, u64 *total)
+{
+	spin_lock_bh(&st->lock);
+	*total += this_cpu_xchg(*ctr, 0);
+	spin_unlock_bh(&st->lock);
+}
+
+/**
+ * ovpn_stats_read - a peer's exact counts
+ * @st: the peer's counters
+ * @sum: receives the counts
+ *
+ * Sums the totals and every possible CPU's counter under @st->lock, which
+ * holds folds off: each count is exact as of the moments the CPUs'
+ * counters were read, and no less than what an earlier read returned.
+ * Writers are not held off: what a CPU adds after its counter was read is
+ * left to the next read.
+ *
+ * Context: process or softirq context.
+ */
+void ovpn_stats_read(struct ovpn_stats *st, struct ovpn_peer_stats *sum)
 {
 	int cpu;
 
-	memset(sum, 0, sizeof(*sum));
+	spin_lock_bh(&st->lock);
+	*sum = st->total;
 	for_each_possible_cpu(cpu) {
-		const struct ovpn_pcpu_stats *s = per_cpu_ptr(pcpu, cpu);
-		struct ovpn_peer_stats one;
+		const struct ovpn_pcpu_stats *s = per_cpu_ptr(st->pcpu, cpu);
 
-		ovpn_stats_fetch(s, &one);
-		sum->vpn_rx_bytes += one.vpn_rx_bytes;
-		sum->vpn_rx_packets += one.vpn_rx_packets;
-		sum->vpn_tx_bytes += one.vpn_tx_bytes;
-		sum->vpn_tx_packets += one.vpn_tx_packets;
-		sum->link_rx_bytes += one.link_rx_bytes;
-		sum->link_rx_packets += one.link_rx_packets;
-		sum->link_tx_bytes += one.link_tx_bytes;
-		sum->link_tx_packets += one.link_tx_packets;
+		sum->vpn_rx_bytes += READ_ONCE(s->vpn_rx_bytes);
+		sum->vpn_rx_packets += READ_ONCE(s->vpn_rx_packets);
+		sum->vpn_tx_bytes += READ_ONCE(s->vpn_tx_bytes);
+		sum->vpn_tx_packets += READ_ONCE(s->vpn_tx_packets);
+		sum->link_rx_bytes += READ_ONCE(s->link_rx_bytes);
+		sum->link_rx_packets += READ_ONCE(s->link_rx_packets);
+		sum->link_tx_bytes += READ_ONCE(s->link_tx_bytes);
+		sum->link_tx_packets += READ_ONCE(s->link_tx_packets);
 	}
+	spin_unlock_bh(&st->lock);
 }
+
+#if IS_ENABLED(CONFIG_OVPN_KUNIT_TEST)
+#include "stats_kunit.c"
+#endif

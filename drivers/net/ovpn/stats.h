@@ -4,31 +4,63 @@
  *
  * Each peer counts what it sends and receives at two layers: "vpn" (the
  * plaintext packets the device exchanges with the stack) and "link" (the
- * OpenVPN packets exchanged with the transport).  The counters are per-CPU
- * and updated under u64_stats_sync, so the data path never writes a cache
- * line shared between CPUs; readers sum them over all CPUs.
+ * OpenVPN packets exchanged with the transport).
+ *
+ * Memory: a server may hold a hundred thousand peers on a machine with
+ * many possible CPUs, so the per-CPU part is kept small: eight u32, 32
+ * bytes per possible CPU and peer (64-bit per-CPU counters took 64).  The
+ * exact 64-bit totals live once per peer, in struct ovpn_stats.
+ *
+ * Writers: the data path adds to this CPU's u32 with one this_cpu op, which
+ * touches no cache line shared between CPUs and takes no lock.  When the
+ * value it leaves reaches OVPN_STATS_FOLD (2^31), the writer folds it: under
+ * the peer's @lock it exchanges this CPU's counter with 0 and adds what it
+ * took to the u64 total.  A fold happens at most once per 2 GiB, or per 2^31
+ * packets, per CPU and counter: the locked path costs nothing per packet.
+ *
+ * Why a u32 cannot wrap: a counter below 2^31 plus one add of less than
+ * 2^31 (a packet is at most 64 KiB and its headers) stays below 2^32, and
+ * the writer whose add crossed 2^31 folds right away.  Further adds can
+ * only come in while that fold waits for @lock, and 2^31 more bytes would
+ * be 32768 packets of 64 KiB added to one CPU's counter in that time.
  *
  * Writers run with BH disabled (the data path; an async crypto completion
  * and process context disable it themselves), which keeps them on their
  * CPU.  Without PREEMPT_RT that also makes them the CPU's only writer.
- * With PREEMPT_RT, local_bh_disable() does not serialize a CPU's tasks
- * (unless CONFIG_PREEMPT_RT_NEEDS_BH_LOCK): one writer may preempt
- * another, and u64_stats makes that safe by itself, each update of a
- * 64-bit counter being one local64 operation, and u64_stats_update_begin()
- * disabling preemption where the counters need a seqcount (32-bit).  The
- * device's dstats counters, which the core updates the same way, follow
- * the same rule.
+ * With PREEMPT_RT, local_bh_disable() only disables migration (unless
+ * CONFIG_PREEMPT_RT_NEEDS_BH_LOCK): one writer may preempt another between
+ * any two instructions.  So each step is one this_cpu op, which is safe
+ * against preemption and interrupts by itself: this_cpu_add_return() adds
+ * and returns the sum in one step, and the fold's this_cpu_xchg() takes
+ * the whole value, including what a writer that preempted the folder added
+ * after the threshold was seen.  Two writers of one CPU may both fold: the
+ * second takes what came in since the first, maybe 0; nothing is lost or
+ * counted twice.  Even a writer that ran on another CPU than the one it
+ * added on would fold that other CPU's counter, which is just as exact.
+ * The fold takes @lock with spin_lock_bh(), as the reader does, so that
+ * neither depends on its caller's context for freedom from deadlock.
+ *
+ * Readers: ovpn_stats_read() holds @lock, so no fold moves a value from a
+ * CPU's counter to the total while it sums them: the totals and every
+ * CPU's counter (read once each, a u32 read being atomic) add up to an
+ * exact count, which only grows from one read to the next.
  */
 
 #ifndef _NET_OVPN_STATS_H_
 #define _NET_OVPN_STATS_H_
 
+#include <linux/bits.h>
+#include <linux/compiler.h>
 #include <linux/percpu.h>
-#include <linux/u64_stats_sync.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+/* This CPU's counter is folded into the total once it reaches this. */
+#define OVPN_STATS_FOLD		BIT(31)
 
 /**
- * struct ovpn_pcpu_stats - one CPU's share of a peer's counters
- * @syncp: makes the 64-bit counters readable consistently on 32-bit hosts
+ * struct ovpn_pcpu_stats - one CPU's share of a peer's counters, not yet
+ *			    folded into struct ovpn_stats' totals
  * @vpn_rx_bytes: plaintext bytes delivered to the device
  * @vpn_rx_packets: plaintext packets delivered to the device
  * @vpn_tx_bytes: plaintext bytes taken from the device
@@ -37,21 +69,23 @@
  * @link_rx_packets: OpenVPN packets received from the transport
  * @link_tx_bytes: OpenVPN packet bytes handed to the transport
  * @link_tx_packets: OpenVPN packets handed to the transport
+ *
+ * Each counter stays below 2^32 (see the top of stats.h); only this_cpu
+ * ops write it, and readers on other CPUs read it with READ_ONCE().
  */
 struct ovpn_pcpu_stats {
-	struct u64_stats_sync syncp;
-	u64_stats_t vpn_rx_bytes;
-	u64_stats_t vpn_rx_packets;
-	u64_stats_t vpn_tx_bytes;
-	u64_stats_t vpn_tx_packets;
-	u64_stats_t link_rx_bytes;
-	u64_stats_t link_rx_packets;
-	u64_stats_t link_tx_bytes;
-	u64_stats_t link_tx_packets;
+	u32 vpn_rx_bytes;
+	u32 vpn_rx_packets;
+	u32 vpn_tx_bytes;
+	u32 vpn_tx_packets;
+	u32 link_rx_bytes;
+	u32 link_rx_packets;
+	u32 link_tx_bytes;
+	u32 link_tx_packets;
 };
 
 /**
- * struct ovpn_peer_stats - a peer's counters summed over all CPUs
+ * struct ovpn_peer_stats - a peer's counters, 64-bit
  * @vpn_rx_bytes: see struct ovpn_pcpu_stats
  * @vpn_rx_packets: see struct ovpn_pcpu_stats
  * @vpn_tx_bytes: see struct ovpn_pcpu_stats
@@ -60,6 +94,8 @@ struct ovpn_pcpu_stats {
  * @link_rx_packets: see struct ovpn_pcpu_stats
  * @link_tx_bytes: see struct ovpn_pcpu_stats
  * @link_tx_packets: see struct ovpn_pcpu_stats
+ *
+ * Both the totals of struct ovpn_stats and what ovpn_stats_read() returns.
  */
 struct ovpn_peer_stats {
 	u64 vpn_rx_bytes;
@@ -72,18 +108,57 @@ struct ovpn_peer_stats {
 	u64 link_tx_packets;
 };
 
-/* Add one packet of @len bytes to a counter pair of this CPU. */
-#define ovpn_stats_add(pcpu, layer, dir, len)				\
-	do {								\
-		struct ovpn_pcpu_stats *__s = this_cpu_ptr(pcpu);	\
-									\
-		u64_stats_update_begin(&__s->syncp);			\
-		u64_stats_add(&__s->layer##_##dir##_bytes, (len));	\
-		u64_stats_inc(&__s->layer##_##dir##_packets);		\
-		u64_stats_update_end(&__s->syncp);			\
-	} while (0)
+/**
+ * struct ovpn_stats - a peer's counters, embedded in the peer
+ * @pcpu: what each CPU added since its last fold; the data path only
+ *	  reads this pointer
+ * @lock: serialises folds with each other and with readers
+ * @total: what the folds took from the CPUs' counters (@lock)
+ */
+struct ovpn_stats {
+	struct ovpn_pcpu_stats __percpu *pcpu;
+	spinlock_t lock; /* folds and reads */
+	struct ovpn_peer_stats total;
+};
 
-void ovpn_stats_read(struct ovpn_pcpu_stats __percpu *pcpu,
-		     struct ovpn_peer_stats *sum);
+int ovpn_stats_init(struct ovpn_stats *st);
+void ovpn_stats_destroy(struct ovpn_stats *st);
+void ovpn_stats_fold(struct ovpn_stats *st, u32 __percpu *ctr, u64 *total);
+void ovpn_stats_read(struct ovpn_stats *st, struct ovpn_peer_stats *sum);
+
+/*
+ * Add @n to this CPU's counter @ctr and fold it into @total, its 64-bit
+ * total, if it reached the threshold.  One this_cpu op in the common case.
+ */
+static __always_inline void ovpn_stats_count(struct ovpn_stats *st,
+					     u32 __percpu *ctr, u64 *total,
+					     u32 n)
+{
+	if (unlikely(this_cpu_add_return(*ctr, n) >= OVPN_STATS_FOLD))
+		ovpn_stats_fold(st, ctr, total);
+}
+
+/**
+ * ovpn_stats_add - count one packet of a peer
+ * @st: the peer's struct ovpn_stats
+ * @layer: vpn or link
+ * @dir: rx or tx
+ * @len: the packet's length in bytes, less than 2^31
+ *
+ * Context: BH disabled (see the top of stats.h).
+ */
+#define ovpn_stats_add(st, layer, dir, len)				\
+	do {								\
+		struct ovpn_stats *__st = (st);				\
+									\
+		ovpn_stats_count(__st,					\
+				 &__st->pcpu->layer##_##dir##_bytes,	\
+				 &__st->total.layer##_##dir##_bytes,	\
+				 (len));				\
+		ovpn_stats_count(__st,					\
+				 &__st->pcpu->layer##_##dir##_packets,	\
+				 &__st->total.layer##_##dir##_packets,	\
+				 1);					\
+	} while (0)
 
 #endif /* _NET_OVPN_STATS_H_ */
