@@ -95,18 +95,18 @@ static int ovpn_net_init(struct net_device *dev)
 			return -ENOMEM;
 		err = ovpn_peer_init_tables(ovpn->peers);
 		if (err)
-			goto err_free;
+			goto err_peers;
 	}
 
 	err = gro_cells_init(&ovpn->gro_cells, dev);
 	if (err)
-		goto err_tables;
+		goto err_gro;
 	return 0;
 
-err_tables:
+err_gro:
 	if (ovpn->peers)
 		ovpn_peer_destroy_tables(ovpn->peers);
-err_free:
+err_peers:
 	kfree(ovpn->peers);
 	ovpn->peers = NULL;
 	return err;

@@ -629,7 +629,7 @@ int ovpn_peer_create(struct ovpn_priv *ovpn, struct ovpn_peer_config *cfg,
 
 	/*
 	 * Once published the peer may be removed and released at any time:
-	 * hold it until its socket is started.
+	 * hold it until its socket is started and its timer armed.
 	 */
 	ovpn_peer_hold(peer);
 	ret = ovpn_peer_add(ovpn, peer);
