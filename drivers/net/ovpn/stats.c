@@ -2,8 +2,8 @@
 /*
  * OpenVPN data channel offload - per-peer statistics
  *
- * See stats.h for how the per-CPU u32 counters and the 64-bit totals make
- * up exact counts.
+ * See stats.h for how the small per-CPU counters and the 64-bit totals
+ * make up exact counts.
  */
 
 #include <linux/errno.h>
@@ -38,20 +38,43 @@ void ovpn_stats_destroy(struct ovpn_stats *st)
 }
 
 /**
- * ovpn_stats_fold - move this CPU's value of a counter to its 64-bit total
+ * ovpn_stats_fold_bytes - move this CPU's value of a byte counter to its
+ *			   64-bit total
  * @st: the peer's counters
  * @ctr: the counter, in @st->pcpu
  * @total: its total, in @st->total
  *
  * Called by ovpn_stats_add() once this CPU's value of @ctr reached
- * OVPN_STATS_FOLD; out of line, as it runs once per 2^31 of a counter.
- * The exchange is one this_cpu op (see stats.h for PREEMPT_RT), and it
- * runs under @st->lock, so a reader sees the value either in this CPU's
- * counter or in the total, never in both or in neither.
+ * OVPN_STATS_FOLD_BYTES; out of line, as it runs once per 2 GiB of a
+ * counter.  The exchange is one this_cpu op (see stats.h for
+ * PREEMPT_RT), and it runs under @st->lock, so a reader sees the value
+ * either in this CPU's counter or in the total, never in both or in
+ * neither.
  *
  * Context: any but hard interrupt.
  */
-void ovpn_stats_fold(struct ovpn_stats *st, u32 __percpu *ctr, u64 *total)
+void ovpn_stats_fold_bytes(struct ovpn_stats *st, u32 __percpu *ctr,
+			   u64 *total)
+{
+	spin_lock_bh(&st->lock);
+	*total += this_cpu_xchg(*ctr, 0);
+	spin_unlock_bh(&st->lock);
+}
+
+/**
+ * ovpn_stats_fold_packets - move this CPU's value of a packet counter to
+ *			     its 64-bit total
+ * @st: the peer's counters
+ * @ctr: the counter, in @st->pcpu
+ * @total: its total, in @st->total
+ *
+ * As ovpn_stats_fold_bytes(), once per 32768 packets of a counter
+ * (OVPN_STATS_FOLD_PACKETS).
+ *
+ * Context: any but hard interrupt.
+ */
+void ovpn_stats_fold_packets(struct ovpn_stats *st, u16 __percpu *ctr,
+			     u64 *total)
 {
 	spin_lock_bh(&st->lock);
 	*total += this_cpu_xchg(*ctr, 0);

@@ -7,22 +7,25 @@
  * OpenVPN packets exchanged with the transport).
  *
  * Memory: a server may hold a hundred thousand peers on a machine with
- * many possible CPUs, so the per-CPU part is kept small: eight u32, 32
- * bytes per possible CPU and peer (64-bit per-CPU counters took 64).  The
- * exact 64-bit totals live once per peer, in struct ovpn_stats.
+ * many possible CPUs, so the per-CPU part is kept small: four u32 byte
+ * counters and four u16 packet counters, 24 bytes per possible CPU and
+ * peer (64-bit per-CPU counters took 64).  The exact 64-bit totals live
+ * once per peer, in struct ovpn_stats.
  *
- * Writers: the data path adds to this CPU's u32 with one this_cpu op, which
- * touches no cache line shared between CPUs and takes no lock.  When the
- * value it leaves reaches OVPN_STATS_FOLD (2^31), the writer folds it: under
- * the peer's @lock it exchanges this CPU's counter with 0 and adds what it
- * took to the u64 total.  A fold happens at most once per 2 GiB, or per 2^31
- * packets, per CPU and counter: the locked path costs nothing per packet.
+ * Writers: the data path adds to this CPU's counter with one this_cpu op,
+ * which touches no cache line shared between CPUs and takes no lock.  When
+ * the value it leaves reaches half the counter's range (2^31 bytes, 2^15
+ * packets), the writer folds it: under the peer's @lock it exchanges this
+ * CPU's counter with 0 and adds what it took to the u64 total.  A fold
+ * happens at most once per 2 GiB, or per 32768 packets, per CPU and
+ * counter: one lock taken per 32768 packets at worst, nothing per packet.
  *
- * Why a u32 cannot wrap: a counter below 2^31 plus one add of less than
- * 2^31 (a packet is at most 64 KiB and its headers) stays below 2^32, and
- * the writer whose add crossed 2^31 folds right away.  Further adds can
- * only come in while that fold waits for @lock, and 2^31 more bytes would
- * be 32768 packets of 64 KiB added to one CPU's counter in that time.
+ * Why a counter cannot wrap: below half its range, one add of less than
+ * half its range (a packet is at most 64 KiB and its headers; a packet
+ * count adds 1) stays in range, and the writer whose add crossed the half
+ * folds before it adds again.  Only other writers of the same CPU can add
+ * meanwhile (PREEMPT_RT, below), one add each before they see the half
+ * crossed and fold too: a handful, not 2^15.
  *
  * Writers run with BH disabled (the data path; an async crypto completion
  * and process context disable it themselves), which keeps them on their
@@ -42,8 +45,8 @@
  *
  * Readers: ovpn_stats_read() holds @lock, so no fold moves a value from a
  * CPU's counter to the total while it sums them: the totals and every
- * CPU's counter (read once each, a u32 read being atomic) add up to an
- * exact count, which only grows from one read to the next.
+ * CPU's counter (read once each, a u32 or u16 read being atomic) add up
+ * to an exact count, which only grows from one read to the next.
  */
 
 #ifndef _NET_OVPN_STATS_H_
@@ -55,8 +58,9 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
-/* This CPU's counter is folded into the total once it reaches this. */
-#define OVPN_STATS_FOLD		BIT(31)
+/* This CPU's counters are folded into the totals once they reach these. */
+#define OVPN_STATS_FOLD_BYTES	BIT(31)
+#define OVPN_STATS_FOLD_PACKETS	BIT(15)
 
 /**
  * struct ovpn_pcpu_stats - one CPU's share of a peer's counters, not yet
@@ -70,18 +74,19 @@
  * @link_tx_bytes: OpenVPN packet bytes handed to the transport
  * @link_tx_packets: OpenVPN packets handed to the transport
  *
- * Each counter stays below 2^32 (see the top of stats.h); only this_cpu
- * ops write it, and readers on other CPUs read it with READ_ONCE().
+ * No counter wraps (see the top of stats.h); only this_cpu ops write
+ * them, and readers on other CPUs read them with READ_ONCE().  The byte
+ * counters come first, so that the structure has no padding.
  */
 struct ovpn_pcpu_stats {
 	u32 vpn_rx_bytes;
-	u32 vpn_rx_packets;
 	u32 vpn_tx_bytes;
-	u32 vpn_tx_packets;
 	u32 link_rx_bytes;
-	u32 link_rx_packets;
 	u32 link_tx_bytes;
-	u32 link_tx_packets;
+	u16 vpn_rx_packets;
+	u16 vpn_tx_packets;
+	u16 link_rx_packets;
+	u16 link_tx_packets;
 };
 
 /**
@@ -123,19 +128,29 @@ struct ovpn_stats {
 
 int ovpn_stats_init(struct ovpn_stats *st);
 void ovpn_stats_destroy(struct ovpn_stats *st);
-void ovpn_stats_fold(struct ovpn_stats *st, u32 __percpu *ctr, u64 *total);
+void ovpn_stats_fold_bytes(struct ovpn_stats *st, u32 __percpu *ctr,
+			   u64 *total);
+void ovpn_stats_fold_packets(struct ovpn_stats *st, u16 __percpu *ctr,
+			     u64 *total);
 void ovpn_stats_read(struct ovpn_stats *st, struct ovpn_peer_stats *sum);
 
 /*
- * Add @n to this CPU's counter @ctr and fold it into @total, its 64-bit
- * total, if it reached the threshold.  One this_cpu op in the common case.
+ * Add @len to this CPU's byte counter @bytes and one to its packet counter
+ * @packets, and fold either into its 64-bit total if it reached its
+ * threshold.  One this_cpu op each in the common case.
  */
 static __always_inline void ovpn_stats_count(struct ovpn_stats *st,
-					     u32 __percpu *ctr, u64 *total,
-					     u32 n)
+					     u32 __percpu *bytes,
+					     u64 *total_bytes,
+					     u16 __percpu *packets,
+					     u64 *total_packets, u32 len)
 {
-	if (unlikely(this_cpu_add_return(*ctr, n) >= OVPN_STATS_FOLD))
-		ovpn_stats_fold(st, ctr, total);
+	if (unlikely(this_cpu_add_return(*bytes, len) >=
+		     OVPN_STATS_FOLD_BYTES))
+		ovpn_stats_fold_bytes(st, bytes, total_bytes);
+	if (unlikely(this_cpu_add_return(*packets, 1) >=
+		     OVPN_STATS_FOLD_PACKETS))
+		ovpn_stats_fold_packets(st, packets, total_packets);
 }
 
 /**
@@ -154,11 +169,9 @@ static __always_inline void ovpn_stats_count(struct ovpn_stats *st,
 		ovpn_stats_count(__st,					\
 				 &__st->pcpu->layer##_##dir##_bytes,	\
 				 &__st->total.layer##_##dir##_bytes,	\
-				 (len));				\
-		ovpn_stats_count(__st,					\
 				 &__st->pcpu->layer##_##dir##_packets,	\
 				 &__st->total.layer##_##dir##_packets,	\
-				 1);					\
+				 (len));				\
 	} while (0)
 
 #endif /* _NET_OVPN_STATS_H_ */

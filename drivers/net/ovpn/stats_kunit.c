@@ -16,7 +16,7 @@
 /* Byte counts that cross the fold threshold at every second add. */
 static void ovpn_stats_bytes_fold_exact(struct kunit *test)
 {
-	const u32 len = OVPN_STATS_FOLD - 1;
+	const u32 len = OVPN_STATS_FOLD_BYTES - 1;
 	struct ovpn_peer_stats sum, prev = {};
 	struct ovpn_stats st;
 	u64 folded = 0;
@@ -56,10 +56,10 @@ static void ovpn_stats_bytes_fold_exact(struct kunit *test)
 	ovpn_stats_destroy(&st);
 }
 
-/* A packet count that reaches the threshold exactly, as if 2^31 - 2 came. */
+/* A packet count that reaches the threshold exactly, as if 2^15 - 2 came. */
 static void ovpn_stats_packets_fold_exact(struct kunit *test)
 {
-	u32 ctr_folded, ctr_after;
+	u16 ctr_folded, ctr_after;
 	struct ovpn_peer_stats sum;
 	u64 total_before, total;
 	struct ovpn_stats st;
@@ -68,7 +68,7 @@ static void ovpn_stats_packets_fold_exact(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ovpn_stats_init(&st), 0);
 
 	local_bh_disable();
-	this_cpu_write(st.pcpu->link_tx_packets, OVPN_STATS_FOLD - 2);
+	this_cpu_write(st.pcpu->link_tx_packets, OVPN_STATS_FOLD_PACKETS - 2);
 	ovpn_stats_add(&st, link, tx, 100);
 	total_before = st.total.link_tx_packets;
 	ovpn_stats_add(&st, link, tx, 100);
@@ -80,14 +80,39 @@ static void ovpn_stats_packets_fold_exact(struct kunit *test)
 	local_bh_enable();
 
 	KUNIT_EXPECT_EQ(test, total_before, 0);
-	KUNIT_EXPECT_EQ(test, total, OVPN_STATS_FOLD);
+	KUNIT_EXPECT_EQ(test, total, OVPN_STATS_FOLD_PACKETS);
 	KUNIT_EXPECT_EQ(test, ctr_folded, 0);
 	KUNIT_EXPECT_EQ(test, ctr_after, 3);
 
 	ovpn_stats_read(&st, &sum);
-	KUNIT_EXPECT_EQ(test, sum.link_tx_packets, (u64)OVPN_STATS_FOLD + 3);
+	KUNIT_EXPECT_EQ(test, sum.link_tx_packets,
+			(u64)OVPN_STATS_FOLD_PACKETS + 3);
 	KUNIT_EXPECT_EQ(test, sum.link_tx_bytes, 500);
 	KUNIT_EXPECT_EQ(test, st.total.link_tx_bytes, 0);
+
+	ovpn_stats_destroy(&st);
+}
+
+/* Packets by the hundred thousand: the u16 counters fold, none is lost. */
+static void ovpn_stats_packets_many_folds(struct kunit *test)
+{
+	const u32 n = 3 * OVPN_STATS_FOLD_PACKETS + 5;
+	struct ovpn_peer_stats sum;
+	struct ovpn_stats st;
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, ovpn_stats_init(&st), 0);
+
+	local_bh_disable();
+	for (i = 0; i < n; i++)
+		ovpn_stats_add(&st, vpn, tx, 1);
+	local_bh_enable();
+
+	ovpn_stats_read(&st, &sum);
+	KUNIT_EXPECT_EQ(test, sum.vpn_tx_packets, n);
+	KUNIT_EXPECT_EQ(test, sum.vpn_tx_bytes, n);
+	KUNIT_EXPECT_GE(test, st.total.vpn_tx_packets,
+			(u64)3 * OVPN_STATS_FOLD_PACKETS);
 
 	ovpn_stats_destroy(&st);
 }
@@ -95,6 +120,7 @@ static void ovpn_stats_packets_fold_exact(struct kunit *test)
 static struct kunit_case ovpn_stats_cases[] = {
 	KUNIT_CASE(ovpn_stats_bytes_fold_exact),
 	KUNIT_CASE(ovpn_stats_packets_fold_exact),
+	KUNIT_CASE(ovpn_stats_packets_many_folds),
 	{}
 };
 
