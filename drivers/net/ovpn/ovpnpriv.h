@@ -43,7 +43,12 @@
  * number of peers, each table hashes with its own random seed, and a
  * chain that grows too long anyway makes it rehash with a new one, so a
  * remote sender who picks its addresses and ports cannot lengthen the
- * walk of a lookup.  A peer that moves (PEER_SET, float) is taken out and
+ * walk of a lookup.  A VPN address belongs to one peer at most; a
+ * transport address may be shared (a peer floats to where another one
+ * was, the daemon adds two peers behind one endpoint), so that table is
+ * an rhltable: peers with the same key hang off one entry of the chain,
+ * which keeps the chain short, instead of each taking a place in it,
+ * which no rehash could shorten.  A peer that moves (PEER_SET, float) is taken out and
  * put back in; a concurrent lookup may miss that peer, never another one,
  * moved, added, removed or rehashed meanwhile.
  */
@@ -51,7 +56,7 @@ struct ovpn_peer_collection {
 	struct xarray by_id;
 	struct rhashtable by_vpn_addr4;
 	struct rhashtable by_vpn_addr6;
-	struct rhashtable by_transp_addr;
+	struct rhltable by_transp_addr;
 };
 
 /**

@@ -258,7 +258,7 @@ int ovpn_peer_init_tables(struct ovpn_peer_collection *peers)
 	ret = rhashtable_init(&peers->by_vpn_addr6, &ovpn_vpn6_params);
 	if (ret)
 		goto err_vpn4;
-	ret = rhashtable_init(&peers->by_transp_addr, &ovpn_transp_params);
+	ret = rhltable_init(&peers->by_transp_addr, &ovpn_transp_params);
 	if (ret)
 		goto err_vpn6;
 	return 0;
@@ -278,7 +278,7 @@ err_vpn4:
  */
 void ovpn_peer_destroy_tables(struct ovpn_peer_collection *peers)
 {
-	rhashtable_destroy(&peers->by_transp_addr);
+	rhltable_destroy(&peers->by_transp_addr);
 	rhashtable_destroy(&peers->by_vpn_addr6);
 	rhashtable_destroy(&peers->by_vpn_addr4);
 	xa_destroy(&peers->by_id);
@@ -333,8 +333,8 @@ static void ovpn_peer_hash_transp(struct ovpn_priv *ovpn,
 	if (!bind)
 		return;
 	ovpn_transp_key_set(&peer->transp_key, &bind->remote);
-	ret = rhashtable_insert_fast(&ovpn->peers->by_transp_addr,
-				     &peer->transp_node, ovpn_transp_params);
+	ret = rhltable_insert(&ovpn->peers->by_transp_addr,
+			      &peer->transp_node, ovpn_transp_params);
 	if (ret) {
 		peer->transp_key.family = 0;
 		net_dbg_ratelimited("%s: peer %u not hashed by address: %d\n",
@@ -347,8 +347,8 @@ static void ovpn_peer_unhash_transp(struct ovpn_priv *ovpn,
 {
 	if (!peer->transp_key.family)
 		return;
-	rhashtable_remove_fast(&ovpn->peers->by_transp_addr,
-			       &peer->transp_node, ovpn_transp_params);
+	rhltable_remove(&ovpn->peers->by_transp_addr, &peer->transp_node,
+			ovpn_transp_params);
 	peer->transp_key.family = 0;
 }
 
@@ -846,6 +846,7 @@ struct ovpn_peer *ovpn_peer_get_by_transp_addr(struct ovpn_priv *ovpn,
 {
 	struct ovpn_peer *peer, *found = NULL;
 	struct ovpn_transp_key key;
+	struct rhlist_head *list, *pos;
 	union ovpn_sockaddr ss;
 
 	if (!ovpn_skb_src_sockaddr(skb, &ss))
@@ -861,10 +862,15 @@ struct ovpn_peer *ovpn_peer_get_by_transp_addr(struct ovpn_priv *ovpn,
 	}
 
 	ovpn_transp_key_set(&key, &ss);
-	peer = rhashtable_lookup(&ovpn->peers->by_transp_addr, &key,
-				 ovpn_transp_params);
-	if (peer && percpu_ref_tryget_live_rcu(&peer->ref))
-		found = peer;
+	list = rhltable_lookup(&ovpn->peers->by_transp_addr, &key,
+			       ovpn_transp_params);
+	/* Of the peers at that address, the first that is not going. */
+	rhl_for_each_entry_rcu(peer, pos, list, transp_node) {
+		if (percpu_ref_tryget_live_rcu(&peer->ref)) {
+			found = peer;
+			break;
+		}
+	}
 out:
 	rcu_read_unlock();
 	return found;

@@ -123,7 +123,7 @@ struct ovpn_peer {
 	} vpn_addrs;
 	struct rhash_head vpn4_node;
 	struct rhash_head vpn6_node;
-	struct rhash_head transp_node;
+	struct rhlist_head transp_node;
 	struct ovpn_transp_key transp_key;
 	struct ovpn_socket *sock;
 	struct ovpn_crypto_state crypto;
