@@ -48,9 +48,11 @@
  * was, the daemon adds two peers behind one endpoint), so that table is
  * an rhltable: peers with the same key hang off one entry of the chain,
  * which keeps the chain short, instead of each taking a place in it,
- * which no rehash could shorten.  A peer that moves (PEER_SET, float) is taken out and
- * put back in; a concurrent lookup may miss that peer, never another one,
- * moved, added, removed or rehashed meanwhile.
+ * which no rehash could shorten.
+ *
+ * A peer that moves (PEER_SET, float) is taken out and put back in; a
+ * concurrent lookup may miss that peer, never another one, moved, added,
+ * removed or rehashed meanwhile.
  */
 struct ovpn_peer_collection {
 	struct xarray by_id;
