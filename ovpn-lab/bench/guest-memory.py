@@ -38,8 +38,8 @@ EVENTS = ('kmem/kmalloc', 'kmem/kmem_cache_alloc', 'kmem/kfree',
           'kmem/kmem_cache_free', 'percpu/percpu_alloc_percpu',
           'percpu/percpu_free_percpu')
 EVENT = re.compile(r' (kmalloc|kmem_cache_alloc|kfree|kmem_cache_free|'
-                   r'percpu_alloc_percpu|percpu_free_percpu): .*?'
-                   r'ptr=(\S+)(?:.* bytes_alloc=(\d+))?')
+                   r'percpu_alloc_percpu|percpu_free_percpu): (.*)')
+FIELD = re.compile(r'(\w+)=(\S+)')
 KEYDIR = {'cipher-key': bytes(range(16)), 'nonce-tail': bytes(range(8))}
 
 
@@ -73,8 +73,10 @@ def write(path, text):
         f.write(text)
 
 
-def traced():
-    """Per-CPU and slab bytes allocated and not freed, from the trace."""
+def traced(possible):
+    """Per-CPU and slab bytes allocated and not freed, from the trace.  A
+    per-CPU allocation takes its size on each POSSIBLE CPU (its event's
+    bytes_alloc counts the units of CPUs that cannot exist too)."""
     live = {'percpu': {}, 'slab': {}}
     with open(f'{TRACING}/trace') as f:
         for line in f:
@@ -85,12 +87,14 @@ def traced():
             m = EVENT.search(line)
             if not m:
                 continue
-            event, ptr, size = m.groups()
+            event, fields = m.group(1), dict(FIELD.findall(m.group(2)))
             kind = 'percpu' if event.startswith('percpu') else 'slab'
-            if size is not None:
-                live[kind][ptr] = int(size)
+            if event == 'percpu_alloc_percpu':
+                live[kind][fields['ptr']] = int(fields['size']) * possible
+            elif 'bytes_alloc' in fields:
+                live[kind][fields['ptr']] = int(fields['bytes_alloc'])
             else:
-                live[kind].pop(ptr, None)
+                live[kind].pop(fields['ptr'], None)
     return sum(live['percpu'].values()), sum(live['slab'].values())
 
 
@@ -124,9 +128,9 @@ def main(argv):
             add_peers(ynl, ifindex, sock, peers)
             percpu2, slab2 = meminfo()
             tracing(False)
-            pcpu_traced, slab_traced = traced()
         with open('/sys/devices/system/cpu/possible') as f:
             possible = int(f.read().strip().split('-')[-1]) + 1
+        pcpu_traced, slab_traced = traced(possible)
         with open('/sys/devices/system/cpu/online') as f:
             online = int(f.read().strip().split('-')[-1]) + 1
         print(possible, online, peers, pcpu_traced // peers,
