@@ -76,8 +76,10 @@ if [ "$what" = scale ]; then
 			"/src/$peers_dir" 1 5.5.0.2 10000 100 100000
 	fi
 	lab_log "scale: one boot under the ovpn-count plugin"
+	# Blocks of module code (x86-64's module area) counted one by one.
+	plugin=/src/.build/bench/ovpn-count.so,out=/src/$out/scale/plugin.txt
 	"$LAB_DIR/host/boot.sh" -c 2 -o "$out/scale" -t 7200 \
-		-p "/src/.build/bench/ovpn-count.so,out=/src/$out/scale/plugin.txt,modules=0xffffffffc0000000" \
+		-p "$plugin,modules=0xffffffffc0000000" \
 		-- "$env" "$bench/guest-count.sh" scale "$packets" >/dev/null ||
 		lab_die "the scale boot failed (see $out/scale/console.log)"
 	cp "$REPO_DIR/$peers_dir"/collide-*.info "$REPO_DIR/$out/scale/"

@@ -143,6 +143,8 @@ scale_set()
 }
 
 : >"$out/windows.txt"
+echo "guest: $(nproc) CPUs, kernel $(uname -r), $packets datagrams" \
+	"of $size bytes" >"$out/count-env.txt"
 bench_netns split
 if [ "$mode" = scale ]; then
 	# Upstream's module waits for an RCU grace period for each peer its
@@ -168,8 +170,6 @@ if [ "$mode" = scale ]; then
 			scale_set "$module" "$peers"
 		done
 	done
-	echo "guest: $(nproc) CPUs, kernel $(uname -r), $packets datagrams" \
-		"of $size bytes" >"$out/count-env.txt"
 	bench_log "done: $window windows"
 	exit 0
 fi
@@ -192,6 +192,4 @@ for module in ours upstream; do
 	bench_unload
 done
 measure veth - - 10.10.0.2
-echo "guest: $(nproc) CPUs, kernel $(uname -r), $packets datagrams of $size bytes" \
-	>"$out/count-env.txt"
 bench_log "done: $window windows"
