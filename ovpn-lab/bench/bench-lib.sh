@@ -119,9 +119,16 @@ bench_tunnel()
 		start_ready "$BENCH_TMP/a.log" in_a "$OVPN_CLI" new_tcp_peer \
 			tun-a 2 10.10.0.2 "$BENCH_PORT" tx_id 1 stay
 	fi
-	in_a "$OVPN_CLI" new_key tun-a 2 primary 1 "$cipher" 0 "$BENCH_KEY" \
+	bench_tunnel_up 2 1 "$cipher"
+}
+
+# bench_tunnel_up A_PEER B_PEER CIPHER: keys on the peers tun-a and tun-b
+# know each other as, addresses, up, and one ping through.
+bench_tunnel_up()
+{
+	in_a "$OVPN_CLI" new_key tun-a "$1" primary 1 "$3" 0 "$BENCH_KEY" \
 		>/dev/null
-	in_b "$OVPN_CLI" new_key tun-b 1 primary 1 "$cipher" 1 "$BENCH_KEY" \
+	in_b "$OVPN_CLI" new_key tun-b "$2" primary 1 "$3" 1 "$BENCH_KEY" \
 		>/dev/null
 	# 1400 inside keeps the encrypted packets within the veth's 1500:
 	# fragmenting them would measure IP reassembly instead.

@@ -5,7 +5,9 @@
 Compares the ovpn module built here ("ours") with the distribution
 kernel's upstream ovpn module, from iperf3 throughput runs (JSON Lines,
 one object per run, plain veth as the ceiling) and per-packet kernel
-instruction, atomic and allocation counts (one JSON file).  Writes
+instruction, atomic and allocation counts (one JSON file), and at scale:
+per-packet instructions with many peers (count-analyze.py --scale) and
+the memory per peer (guest-memory.sh's memory.txt, one per boot).  Writes
 results.json, report.md, report.rst and, where gnuplot is installed, PNG
 plots into OUTDIR, then prints the paths it wrote, one per line.
 """
@@ -21,7 +23,8 @@ import subprocess
 import sys
 
 USAGE = ('%(prog)s OUTDIR [--throughput FILE.jsonl ...] '
-         '[--counts FILE.json] [--title TEXT]')
+         '[--counts FILE.json] [--scale FILE.json] [--memory FILE ...] '
+         '[--title TEXT]')
 DASH = '\u2013'
 TRANSPORT_ORDER = ('udp', 'tcp')
 CIPHER_ORDER = ('aes128', 'chachapoly')
@@ -69,12 +72,38 @@ def parse_args(argv):
                         help='iperf3 results, one JSON object a line')
     parser.add_argument('--counts', metavar='FILE.json',
                         help='per-packet instruction/atomic/alloc counts')
+    parser.add_argument('--scale', metavar='FILE.json',
+                        help='per-packet instructions with many peers')
+    parser.add_argument('--memory', metavar='FILE', nargs='+',
+                        action='extend', default=[],
+                        help='memory per peer, a line a module')
     parser.add_argument('--title', default='ovpn benchmark',
                         help='report title (default: %(default)s)')
     args = parser.parse_args(argv)
-    if not args.throughput and not args.counts:
-        parser.error('give --throughput or --counts (or both)')
+    if not (args.throughput or args.counts or args.scale or args.memory):
+        parser.error('give --throughput, --counts, --scale or --memory')
     return args
+
+
+def read_memory(paths):
+    """{possible CPUs: {module: (peers, per-CPU B, slab B)}}."""
+    memory = {}
+    for path in paths:
+        try:
+            with open(path, encoding='utf-8') as f:
+                lines = f.read().splitlines()
+        except OSError as e:
+            die(f'{path}: {e.strerror}')
+        for n, line in enumerate(lines, 1):
+            fields = line.split()
+            if len(fields) < 6 or not all(v.lstrip('-').isdigit()
+                                          for v in fields[1:]):
+                die(f'{path}:{n}: expected "module possible online peers '
+                    f'percpu slab ..."')
+            possible, _, peers, percpu, slab = map(int, fields[1:6])
+            memory.setdefault(possible, {})[fields[0]] = (peers, percpu,
+                                                          slab)
+    return memory
 
 
 def read_runs(paths):
@@ -405,6 +434,63 @@ def counts_blocks(counts):
     return blocks + sites_blocks(results)
 
 
+SCALE_HEADERS = ['module', 'peers', 'set', 'direction', 'kernel insns/pkt',
+                 'ratio to 100 peers', 'insns/pkt in ovpn code',
+                 'ratio to 100 peers']
+
+MEMORY_HEADERS = ['possible CPUs', 'peers', 'ours per-CPU', 'ours slab',
+                  'ours total', 'upstream per-CPU', 'upstream slab',
+                  'upstream total', 'ours/upstream']
+
+
+def fmt_ratio(value):
+    return f'{value:.3f}' if is_number(value) else DASH
+
+
+def scale_blocks(scale):
+    results = sorted(scale['results'], key=lambda r: (
+        order_key(r.get('module'), MODULE_ORDER),
+        str(r.get('set')).startswith('collide'), r.get('peers', 0),
+        r.get('dir') != 'tx'))
+    rows = [[str(r.get('module')), str(r.get('peers')), str(r.get('set')),
+             str(r.get('dir')).upper(), fmt_insns(r.get('insns')),
+             fmt_ratio(r.get('insns_ratio')), fmt_insns(r.get('insns_ovpn')),
+             fmt_ratio(r.get('insns_ovpn_ratio'))] for r in results]
+    return [heading('Per packet at scale'),
+            para(f"{scale.get('packets', '?')} UDP datagrams a run, "
+                 f"AES-128-GCM, through the one real peer of an MP device "
+                 f"among filler peers; kernel instructions per packet."),
+            Table('Instructions per packet with many peers', SCALE_HEADERS,
+                  rows, 4),
+            para('Notes:'), bullets(counts_notes(scale))]
+
+
+def memory_blocks(memory):
+    rows = []
+    for possible in sorted(memory):
+        mods = memory[possible]
+        cells = [str(possible),
+                 '/'.join(str(mods[m][0]) for m in MODULE_ORDER if m in mods)]
+        totals = {}
+        for m in MODULE_ORDER:
+            _, percpu, slab = mods.get(m, (None, None, None))
+            totals[m] = None if percpu is None else percpu + slab
+            cells += [str(v) if v is not None else DASH
+                      for v in (percpu, slab, totals[m])]
+        cells.append(fmt_ratio(totals['ours'] / totals['upstream'])
+                     if totals['ours'] and totals['upstream'] else DASH)
+        rows.append(cells)
+    return [heading('Memory per peer'),
+            para('Bytes per peer, one AES-128-GCM key in its primary slot '
+                 'included: what the allocations traced while the peers '
+                 'were added left allocated (per-CPU: size times possible '
+                 'CPUs; slab: kmalloc and kmem_cache_alloc), divided by '
+                 'their number; both modules in the same boot, one boot '
+                 'per count of possible CPUs (2 online).  memory.txt also '
+                 'has the growth of /proc/meminfo\'s Percpu and Slab.'),
+            Table('Memory per peer (bytes)', MEMORY_HEADERS, rows, 1)]
+
+
 # ------------------------------------------------------------- markdown
 
 def md_escape(text):
@@ -658,11 +744,19 @@ def main(argv):
         plots = make_plots(args.outdir, args.title, groups)
     if counts:
         blocks += counts_blocks(counts)
+    scale = read_counts(args.scale) if args.scale else None
+    if scale:
+        blocks += scale_blocks(scale)
+    memory = read_memory(args.memory)
+    if memory:
+        blocks += memory_blocks(memory)
 
     merged = {'title': args.title,
               'inputs': {'throughput': args.throughput,
-                         'counts': args.counts},
-              'throughput': throughput, 'counts': counts}
+                         'counts': args.counts, 'scale': args.scale,
+                         'memory': args.memory},
+              'throughput': throughput, 'counts': counts, 'scale': scale,
+              'memory': {str(k): v for k, v in memory.items()}}
     out = args.outdir
     written = [
         write_file(os.path.join(out, 'results.json'),

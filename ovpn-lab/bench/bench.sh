@@ -13,28 +13,42 @@
 #    AES-128-GCM and ChaCha20-Poly1305, the plain veth as the ceiling, the
 #    modules alternating over several rounds.
 # 3. bench-report.py: results.json, report.md, report.rst and PNG plots in
-#    .build/out/bench/.
+#    .build/out/bench/ (-o: another directory).
+#
+# Two modes for issue 28's scale, not part of "all":
+#
+# scale:  one boot under the ovpn-count plugin, counting module blocks too,
+#         runs guest-count.sh scale: kernel instructions per packet, in
+#         all and in ovpn's code, TX and RX, through the one real peer of
+#         an MP device with 100 and 100,000 peers and with 10,000 filler
+#         peers in the real one's hash buckets (scale-peers.py, cached in
+#         .build/bench/scale-peers), on each module.
+# memory: one boot per count of possible CPUs (-P), 2 of them online,
+#         runs guest-memory.sh: bytes per peer, key included, on each
+#         module, over -N peers.
 #
 # Usage: bench.sh [-c "CPUS..."] [-r rounds] [-t seconds] [-s "STREAMS..."]
-#                 [-n packets] [counts|throughput|all]
-#   defaults: -c "2 4" -r 3 -t 5 -s "1 4 8 16" -n 2000, all
+#                 [-n packets] [-P "POSSIBLE..."] [-N peers] [-o outdir]
+#                 [counts|throughput|all|scale|memory]
+#   defaults: -c "2 4" -r 3 -t 5 -s "1 4 8 16" -n 2000 -P "2 64" -N 2000,
+#   -o .build/out/bench, all
 
 . "$(dirname "$0")/../host/common.sh"
 
 # lab_getopts sets these by name (printf -v), which shellcheck cannot see.
-declare cpu_list rounds secs streams packets
-lab_getopts "usage: bench.sh [-c cpus] [-r rounds] [-t s] [-s streams] [-n packets] [counts|throughput|all]" \
+declare cpu_list rounds secs streams packets possible_list peers out
+lab_getopts "usage: bench.sh [-c cpus] [-r rounds] [-t s] [-s streams] [-n packets] [-P possible] [-N peers] [-o dir] [counts|throughput|all|scale|memory]" \
 	"c:cpu_list=2 4" r:rounds=3 t:secs=5 "s:streams=1 4 8 16" \
-	n:packets=2000 -- "$@"
+	n:packets=2000 "P:possible_list=2 64" N:peers=2000 \
+	o:out=.build/out/bench -- "$@"
 shift $((OPTIND - 1))
 what=${1:-all}
 case $what in
-counts|throughput|all) ;;
-*) lab_die "what to run: counts, throughput or all" ;;
+counts|throughput|all|scale|memory) ;;
+*) lab_die "what to run: counts, throughput, all, scale or memory" ;;
 esac
 
 bench=ovpn-lab/bench
-out=.build/out/bench
 root=$("$LAB_DIR/root/mkroot.sh")
 ko=$("$LAB_DIR/host/build.sh" amd64)
 mkdir -p "$REPO_DIR/$out"
@@ -48,7 +62,43 @@ lab_chroot "$root" /bin/sh -c "cd /src/tools/testing/selftests/net/ovpn && \
 env="OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli"
 
 report_args=()
-if [ "$what" != throughput ]; then
+if [ "$what" = scale ]; then
+	peers_dir=.build/bench/scale-peers
+	# The fillers take a minute to find: made again when their recipe
+	# changes.
+	if [ ! -e "$REPO_DIR/$peers_dir/collide-upstream.info" ] ||
+		[ "$LAB_DIR/bench/scale-peers.py" -nt \
+			"$REPO_DIR/$peers_dir/collide-upstream.info" ] ||
+		[ "$LAB_DIR/tests/ovpn_hash.py" -nt \
+			"$REPO_DIR/$peers_dir/collide-upstream.info" ]; then
+		lab_log "scale: finding the filler peers"
+		lab_chroot "$root" python3 "/src/$bench/scale-peers.py" \
+			"/src/$peers_dir" 1 5.5.0.2 10000 100 100000
+	fi
+	lab_log "scale: one boot under the ovpn-count plugin"
+	# Blocks of module code (x86-64's module area) counted one by one.
+	plugin=/src/.build/bench/ovpn-count.so,out=/src/$out/scale/plugin.txt
+	"$LAB_DIR/host/boot.sh" -c 2 -o "$out/scale" -t 7200 \
+		-p "$plugin,modules=0xffffffffc0000000" \
+		-- "$env" "$bench/guest-count.sh" scale "$packets" >/dev/null ||
+		lab_die "the scale boot failed (see $out/scale/console.log)"
+	cp "$REPO_DIR/$peers_dir"/collide-*.info "$REPO_DIR/$out/scale/"
+	lab_chroot "$root" python3 "/src/$bench/count-analyze.py" --scale \
+		"/src/$out/scale" >/dev/null
+	report_args+=(--scale "/src/$out/scale/scale.json")
+fi
+if [ "$what" = memory ]; then
+	"$LAB_DIR/host/build-kselftest.sh" >/dev/null
+	for possible in $possible_list; do
+		lab_log "memory: $possible possible CPUs, 2 online"
+		"$LAB_DIR/host/boot.sh" -c 2 -P "$possible" \
+			-o "$out/memory-$possible" -- "$env" \
+			"$bench/guest-memory.sh" "$peers" >/dev/null ||
+			lab_die "the memory boot failed (see $out/memory-$possible/console.log)"
+		report_args+=(--memory "/src/$out/memory-$possible/memory.txt")
+	done
+fi
+if [ "$what" = counts ] || [ "$what" = all ]; then
 	lab_log "counts: one boot under the ovpn-count plugin"
 	"$LAB_DIR/host/boot.sh" -c 2 -o "$out/counts" \
 		-p "/src/.build/bench/ovpn-count.so,out=/src/$out/counts/plugin.txt" \
@@ -58,7 +108,7 @@ if [ "$what" != throughput ]; then
 		"/src/$out/counts" >/dev/null
 	report_args+=(--counts "/src/$out/counts/counts.json")
 fi
-if [ "$what" != counts ]; then
+if [ "$what" = throughput ] || [ "$what" = all ]; then
 	for cpus in $cpu_list; do
 		lab_log "throughput: $cpus guest CPUs, $rounds rounds"
 		# A run takes its seconds and up to 10 more to set up and finish.

@@ -9,7 +9,12 @@ figure is per packet and beyond the plain veth baseline: a tunnel's run
 minus the veth runs of the same boot.  TX is what CPU 0 did (namespace a,
 the sender), RX what the last CPU did (namespace b, the receiver).
 
-Usage: count-analyze.py DIR      writes DIR/counts.json
+With --scale, the windows are those of guest-count.sh scale: per packet,
+a's CPU (0) both ways, kernel instructions in all and in ovpn's code (the
+plugin's blocks of the module area), per module, peer set and direction,
+with the ratios of the large sets to the 100 peers, in DIR/scale.json.
+
+Usage: count-analyze.py [--scale] DIR      writes DIR/counts.json
 """
 
 import bisect
@@ -46,7 +51,8 @@ class Symbols:
 
 
 def read_windows(path):
-    """Plugin output: {window: {"insns": {vcpu: n}, "sites": [...]}}."""
+    """Plugin output: {window: {"insns": {vcpu: n}, "sites": [...],
+    "blocks": [...]}}, a site or block as (address, vcpu, count)."""
     windows = {}
     cur = None
     with open(path) as f:
@@ -55,13 +61,13 @@ def read_windows(path):
             if not parts:
                 continue
             if parts[0] == 'window':
-                cur = {'insns': {}, 'sites': []}
+                cur = {'insns': {}, 'sites': [], 'blocks': []}
                 windows[int(parts[1])] = cur
             elif parts[0] == 'vcpu':
                 cur['insns'][int(parts[1])] = int(parts[3])
-            elif parts[0] == 'site':
-                cur['sites'].append((int(parts[1], 16), int(parts[2]),
-                                     int(parts[3])))
+            elif parts[0] in ('site', 'block'):
+                cur[parts[0] + 's'].append((int(parts[1], 16),
+                                            int(parts[2]), int(parts[3])))
     return windows
 
 
@@ -188,12 +194,73 @@ def analyze(d):
                 'events; "in ovpn code": call site in the ovpn module.']}
 
 
+def own_insns(window, vcpu, syms):
+    """The instructions VCPU ran in ovpn's code in WINDOW."""
+    return sum(n for addr, cpu, n in window['blocks']
+               if cpu == vcpu and syms.name(addr).endswith(OWN_MODULE))
+
+
+def analyze_scale(d):
+    windows = read_windows(os.path.join(d, 'plugin.txt'))
+    runs = read_manifest(os.path.join(d, 'windows.txt'))
+    syms = {m: Symbols(os.path.join(d, 'kallsyms-%s.txt' % m))
+            for m in {r['module'] for r in runs}}
+    peers = {}
+    with open(os.path.join(d, 'scale-sets.txt')) as f:
+        for line in f:
+            module, name, n = line.split()
+            peers[(module, name)] = int(n)
+    results = []
+    for r in runs:
+        if r['kind'] != 'count':
+            continue
+        # The manifest's transport and cipher are the set and direction.
+        w, n = windows[r['window']], r['packets']
+        results.append({'module': r['module'], 'set': r['transport'],
+                        'dir': r['cipher'],
+                        'peers': peers[(r['module'], r['transport'])],
+                        'insns': round(w['insns'].get(0, 0) / n, 1),
+                        'insns_ovpn': round(own_insns(w, 0,
+                                                      syms[r['module']]) /
+                                            n, 1)})
+    base = {(r['module'], r['dir']): r for r in results
+            if r['set'] == 'random-100'}
+    for r in results:
+        b = base.get((r['module'], r['dir']))
+        for k in ('insns', 'insns_ovpn'):
+            r[k + '_ratio'] = round(r[k] / b[k], 3) if b and b[k] else None
+    env = ''
+    if os.path.exists(os.path.join(d, 'count-env.txt')):
+        with open(os.path.join(d, 'count-env.txt')) as f:
+            env = f.read().strip()
+    infos = []
+    for m in sorted(syms):
+        path = os.path.join(d, 'collide-%s.info' % m)
+        if os.path.exists(path):
+            with open(path) as f:
+                infos.append(f.read().strip())
+    counted = next(r for r in runs if r['kind'] == 'count')
+    return {'packets': counted['packets'], 'env': env, 'results': results,
+            'notes': infos + [
+                'Per packet, on the MP device\'s CPU (%s); tx: the MP '
+                'device sends to its real peer (lookup by VPN address), '
+                'rx: it receives from it (lookup by peer id).' % env,
+                'in ovpn code: instructions whose address lies in the '
+                'ovpn module; ratio: to the same module and direction '
+                'with 100 peers.',
+                'collide: 10,000 fillers in the real peer\'s VPN IPv4 '
+                'bucket, and in its id bucket as far as 24-bit ids allow '
+                '(collide-<module>.info), in front of it in the chains.']}
+
+
 def main():
-    if len(sys.argv) != 2:
+    scale = len(sys.argv) == 3 and sys.argv[1] == '--scale'
+    if len(sys.argv) != 2 and not scale:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    counts = analyze(sys.argv[1])
-    path = os.path.join(sys.argv[1], 'counts.json')
+    d = sys.argv[-1]
+    counts = analyze_scale(d) if scale else analyze(d)
+    path = os.path.join(d, 'scale.json' if scale else 'counts.json')
     with open(path, 'w') as f:
         json.dump(counts, f, indent=1)
     print(path)

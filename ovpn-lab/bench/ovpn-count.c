@@ -18,6 +18,7 @@
  *	window <n>
  *	vcpu <i> kinsn <count> uinsn <count>		every vCPU
  *	site <address> <vcpu> <count>			every atomic that ran
+ *	block <address> <vcpu> <insns>			with modules=
  *	end <n>
  *
  * An instruction is kernel mode when its address is in the upper half of
@@ -26,7 +27,12 @@
  * counted per translation block, so a block left early by an exception
  * still counts whole: counts are exact to within interrupts and faults.
  *
- * Usage: -plugin ovpn-count.so,out=<file>
+ * With modules=<address>, the instructions of every kernel block at or
+ * above that address (x86-64's module area: 0xffffffffc0000000) are also
+ * counted block by block, so that those of one module can be told apart
+ * once its symbols are known; each such block costs a callback per run.
+ *
+ * Usage: -plugin ovpn-count.so,out=<file>[,modules=<address>]
  */
 
 #include <glib.h>
@@ -65,6 +71,10 @@ struct count_site {
 static struct qemu_plugin_scoreboard *count_board;
 static qemu_plugin_u64 count_kernel;
 static qemu_plugin_u64 count_user;
+
+/* Blocks counted one by one (modules=), by address; 0: none. */
+static uint64_t count_modules;
+static GHashTable *count_blocks;
 
 /* Sites by address; translation of a block may run on any vCPU thread. */
 static GHashTable *count_sites;
@@ -141,6 +151,7 @@ static void count_clear_site(gpointer key, gpointer value, gpointer data)
 	memset(site->runs, 0, sizeof(site->runs));
 }
 
+/* A site's or, data being "block", a block's counts of the window. */
 static void count_print_site(gpointer key, gpointer value, gpointer data)
 {
 	struct count_site *site = value;
@@ -148,7 +159,8 @@ static void count_print_site(gpointer key, gpointer value, gpointer data)
 
 	for (i = 0; i < n && i < COUNT_MAX_VCPUS; i++)
 		if (site->runs[i])
-			fprintf(count_out, "site %" PRIx64 " %d %" PRIu64 "\n",
+			fprintf(count_out, "%s %" PRIx64 " %d %" PRIu64 "\n",
+				data ? (const char *)data : "site",
 				site->vaddr, i, site->runs[i]);
 }
 
@@ -157,6 +169,7 @@ static void count_open_window(void)
 	int i, n = qemu_plugin_num_vcpus();
 
 	g_hash_table_foreach(count_sites, count_clear_site, NULL);
+	g_hash_table_foreach(count_blocks, count_clear_site, NULL);
 	for (i = 0; i < n && i < COUNT_MAX_VCPUS; i++) {
 		count_start_kernel[i] = qemu_plugin_u64_get(count_kernel, i);
 		count_start_user[i] = qemu_plugin_u64_get(count_user, i);
@@ -178,6 +191,7 @@ static void count_close_window(void)
 			qemu_plugin_u64_get(count_user, i) -
 			count_start_user[i]);
 	g_hash_table_foreach(count_sites, count_print_site, NULL);
+	g_hash_table_foreach(count_blocks, count_print_site, "block");
 	fprintf(count_out, "end %u\n", count_window);
 	fflush(count_out);
 	count_window++;
@@ -204,16 +218,33 @@ static void count_atomic_run(unsigned int vcpu, void *data)
 		site->runs[vcpu]++;
 }
 
-static struct count_site *count_site_of(uint64_t vaddr)
+/* A block of a module: its runs count its instructions, not its runs. */
+struct count_block {
+	struct count_site site;
+	uint64_t insns;
+};
+
+static void count_block_run(unsigned int vcpu, void *data)
+{
+	struct count_block *block = data;
+
+	if (vcpu < COUNT_MAX_VCPUS &&
+	    __atomic_load_n(&count_open, __ATOMIC_RELAXED))
+		block->site.runs[vcpu] += block->insns;
+}
+
+/* The site at vaddr in table, made of size bytes if new. */
+static struct count_site *count_site_of(GHashTable *table, uint64_t vaddr,
+					size_t size)
 {
 	struct count_site *site;
 
 	g_mutex_lock(&count_lock);
-	site = g_hash_table_lookup(count_sites, &vaddr);
+	site = g_hash_table_lookup(table, &vaddr);
 	if (!site) {
-		site = g_new0(struct count_site, 1);
+		site = g_malloc0(size);
 		site->vaddr = vaddr;
-		g_hash_table_insert(count_sites, &site->vaddr, site);
+		g_hash_table_insert(table, &site->vaddr, site);
 	}
 	g_mutex_unlock(&count_lock);
 	return site;
@@ -233,7 +264,9 @@ static void count_insn(struct qemu_plugin_insn *insn)
 			QEMU_PLUGIN_CB_NO_REGS, GUINT_TO_POINTER(marker));
 	else if (count_is_atomic(bytes, len))
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, count_atomic_run,
-			QEMU_PLUGIN_CB_NO_REGS, count_site_of(vaddr));
+			QEMU_PLUGIN_CB_NO_REGS,
+			count_site_of(count_sites, vaddr,
+				      sizeof(struct count_site)));
 }
 
 static void count_tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -246,6 +279,16 @@ static void count_tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	counter = count_is_kernel(vaddr) ? count_kernel : count_user;
 	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb,
 			QEMU_PLUGIN_INLINE_ADD_U64, counter, n);
+	if (count_modules && vaddr >= count_modules) {
+		struct count_block *block;
+
+		/* A block translated again at vaddr may differ in length. */
+		block = (struct count_block *)count_site_of(count_blocks,
+			vaddr, sizeof(*block));
+		block->insns = n;
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, count_block_run,
+			QEMU_PLUGIN_CB_NO_REGS, block);
+	}
 	for (i = 0; i < n; i++)
 		count_insn(qemu_plugin_tb_get_insn(tb, i));
 }
@@ -266,6 +309,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	for (i = 0; i < argc; i++)
 		if (!strncmp(argv[i], "out=", 4))
 			path = argv[i] + 4;
+		else if (!strncmp(argv[i], "modules=", 8))
+			count_modules = g_ascii_strtoull(argv[i] + 8, NULL, 0);
 	if (!path) {
 		fprintf(stderr, "ovpn-count: usage: out=<file>\n");
 		return -1;
@@ -289,6 +334,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 							  struct count_insns,
 							  user);
 	count_sites = g_hash_table_new(g_int64_hash, g_int64_equal);
+	count_blocks = g_hash_table_new(g_int64_hash, g_int64_equal);
 
 	qemu_plugin_register_vcpu_tb_trans_cb(id, count_tb_translated);
 	qemu_plugin_register_atexit_cb(id, count_exit, NULL);

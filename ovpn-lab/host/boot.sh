@@ -13,8 +13,8 @@
 # cannot be unregistered, or a panic fails the boot even if the command
 # succeeded.
 #
-# Usage: boot.sh [-f flavour] [-c cpus] [-m memory] [-t seconds]
-#                [-o outdir] [-p plugin] -- command...
+# Usage: boot.sh [-f flavour] [-c cpus] [-P possible] [-m memory]
+#                [-t seconds] [-o outdir] [-p plugin] -- command...
 #   flavour: amd64 (default), rt-amd64, or a debug kernel (debug,
 #   debug-rt: kdebug.sh), booted with panic_on_warn; outdir is relative
 #   to the repository (default .build/out/<timestamp>); plugin: a QEMU TCG
@@ -24,10 +24,10 @@
 . "$(dirname "$0")/common.sh"
 
 # lab_getopts sets these by name (printf -v), which shellcheck cannot see.
-declare flavour cpus memory limit out plugin
-lab_getopts "usage: boot.sh [-f flavour] [-c cpus] [-m mem] [-t s] [-o dir] [-p plugin] -- cmd" \
-	f:flavour=amd64 c:cpus=2 m:memory=2G t:limit=1800 o:out p:plugin \
-	-- "$@"
+declare flavour cpus possible memory limit out plugin
+lab_getopts "usage: boot.sh [-f flavour] [-c cpus] [-P possible] [-m mem] [-t s] [-o dir] [-p plugin] -- cmd" \
+	f:flavour=amd64 c:cpus=2 P:possible m:memory=2G t:limit=1800 o:out \
+	p:plugin -- "$@"
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || lab_die "no guest command"
 
@@ -43,11 +43,11 @@ kver=$lab_kernel_release
 # selftests' lib.sh): such a kernel runs 7 to 30 times slower.  And
 # there test-churn keeps the page cache (OVPN_KEEP_CACHES): once it is
 # dropped, programs read from the virtiofs root fault, ovpn loaded or not.
-append=
+append=${possible:+maxcpus=$cpus}
 slow=1
 keep_caches=0
 if lab_is_debug "$flavour"; then
-	append="panic_on_warn=1 no5lvl"
+	append="$append panic_on_warn=1 no5lvl"
 	slow=10
 	keep_caches=1
 fi
@@ -68,7 +68,8 @@ guest_cmd="$guest_cmd OVPN_SLOW=$slow OVPN_KEEP_CACHES=$keep_caches && $*"
 	lab_die "the guest command is ${#guest_cmd} bytes, over 1000:" \
 		"name ovpn selftests without their directory"
 
-lab_log "booting $kver (cpus=$cpus memory=$memory limit=${limit}s)"
+lab_log "booting $kver (cpus=$cpus${possible:+ possible=$possible}" \
+	"memory=$memory limit=${limit}s)"
 start=$(date +%s)
 set +e
 # QEMU truncates files it is given as console outputs: keep vng's output
@@ -76,7 +77,7 @@ set +e
 "${lab_kernel_chroot[@]}" timeout --kill-after=30 "$limit" \
 	vng --run "$lab_kernel_image" --disable-kvm \
 	${append:+--append "$append"} \
-	--cpus "$cpus" --memory "$memory" \
+	--cpus "${possible:-$cpus}" --memory "$memory" \
 	--qemu-opts="-cpu max${plugin:+ -plugin $plugin}" \
 	--verbose --rwdir="/src/$out" --exec "$guest_cmd" 2>&1 | tee "$console"
 rc=${PIPESTATUS[0]}

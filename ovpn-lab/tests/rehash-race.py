@@ -29,8 +29,8 @@ import struct
 import sys
 import time
 
-MASK = 0xffffffff
-HASH_BITS = 12
+from ovpn_hash import bucket
+
 NETLINK_GENERIC = 16
 GENL_ID_CTRL = 16
 CTRL_CMD_GETFAMILY = 3
@@ -45,30 +45,6 @@ OVPN_A_IFINDEX = 1
 OVPN_A_PEER = 2
 OVPN_A_PEER_ID = 1
 OVPN_A_PEER_VPN_IPV4 = 8
-
-
-def rol32(x, k):
-    return ((x << k) | (x >> (32 - k))) & MASK
-
-
-# jhash's final mixing: (target, source, rotation) over (a, b, c).
-JHASH_FINAL = ((2, 1, 14), (0, 2, 11), (1, 0, 25), (2, 1, 16), (0, 2, 4),
-               (1, 0, 14), (2, 1, 24))
-
-
-def jhash_1word(a, initval):
-    iv = (initval + 0xdeadbeef + 4) & MASK
-    v = [(a + iv) & MASK, iv, iv]
-    for t, src, k in JHASH_FINAL:
-        v[t] ^= v[src]
-        v[t] = (v[t] - rol32(v[src], k)) & MASK
-    return v[2]
-
-
-def bucket(addr):
-    """The module's bucket of a VPN IPv4 address (a __be32 as a u32)."""
-    word = struct.unpack('=I', ipaddress.IPv4Address(addr).packed)[0]
-    return ((jhash_1word(word, 0) * 0x61C88647) & MASK) >> (32 - HASH_BITS)
 
 
 def peers(first_id, movers, still, port, prefix):
