@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Peers moving in an MP device's tables while lookups walk them.
+"""Peers moving in an MP device's tables, or making them resize, while
+lookups walk them.
 
   rehash-race.py peers FIRST_ID MOVERS STILL PORT PREFIX
       Writes PREFIX.peers, a peers file for "ovpn-cli new_multi_peer":
@@ -13,14 +14,21 @@
   rehash-race.py move IFNAME PREFIX SECS
       Moves each mover to its other address and back with PEER_SET, as
       fast as netlink answers, for SECS seconds; prints the moves made.
+  rehash-race.py churn IFNAME FIRST_ID COUNT SECS
+      Adds COUNT peers (ids from FIRST_ID, on a UDP socket of its own)
+      and deletes them again, round after round for SECS seconds, so
+      that the device's tables grow and shrink, each resize rehashing
+      every peer in them; prints the rounds made.
   rehash-race.py send PREFIX SECS
       Sends UDP datagrams round-robin to the still peers' VPN addresses
       for SECS seconds; prints "SENT <id> <count>" per peer.
 
-The buckets are computed as the module computes them (jhash of the
-address with seed 0, then hash_32 to 12 bits): if the module's hashing
-changes, the peers no longer share a bucket and the race gets rarer,
-but nothing it checks becomes wrong.
+The buckets are computed as the fixed tables of earlier versions of the
+module computed them (jhash of the address with seed 0, then hash_32 to
+12 bits).  Tables that hash with a random seed put the peers in buckets
+nobody can predict, so the race of a lookup with a mover in its chain
+gets rarer; the churn is what makes every lookup race with rehashing
+then.  Nothing the test checks depends on where the peers land.
 """
 
 import ipaddress
@@ -40,10 +48,15 @@ NLM_F_REQUEST = 1
 NLM_F_ACK = 4
 NLMSG_ERROR = 2
 NLA_F_NESTED = 0x8000
+OVPN_CMD_PEER_NEW = 1
 OVPN_CMD_PEER_SET = 2
+OVPN_CMD_PEER_DEL = 4
 OVPN_A_IFINDEX = 1
 OVPN_A_PEER = 2
 OVPN_A_PEER_ID = 1
+OVPN_A_PEER_REMOTE_IPV4 = 2
+OVPN_A_PEER_REMOTE_PORT = 5
+OVPN_A_PEER_SOCKET = 6
 OVPN_A_PEER_VPN_IPV4 = 8
 
 
@@ -117,13 +130,18 @@ class Genl:
             self.sock.recv(65536)
             return data
 
-    def set_vpn4(self, ifindex, peer_id, addr):
-        nest = nla(OVPN_A_PEER_ID, struct.pack('=I', peer_id)) + \
-            nla(OVPN_A_PEER_VPN_IPV4, ipaddress.IPv4Address(addr).packed)
-        body = struct.pack('=BBH', OVPN_CMD_PEER_SET, 1, 0) + \
+    def peer(self, cmd, ifindex, peer_id, attrs=b''):
+        """One peer request: its id, then ATTRS, already encoded."""
+        nest = nla(OVPN_A_PEER_ID, struct.pack('=I', peer_id)) + attrs
+        body = struct.pack('=BBH', cmd, 1, 0) + \
             nla(OVPN_A_IFINDEX, struct.pack('=I', ifindex)) + \
             nla(OVPN_A_PEER | NLA_F_NESTED, nest)
         self.request(self.family, body)
+
+    def set_vpn4(self, ifindex, peer_id, addr):
+        self.peer(OVPN_CMD_PEER_SET, ifindex, peer_id,
+                  nla(OVPN_A_PEER_VPN_IPV4,
+                      ipaddress.IPv4Address(addr).packed))
 
 
 def move(ifname, prefix, secs):
@@ -138,6 +156,31 @@ def move(ifname, prefix, secs):
             genl.set_vpn4(ifindex, pid, home)
             moves += 2
     print('moves %d' % moves)
+
+
+def churn(ifname, first_id, count, secs):
+    genl = Genl()
+    ifindex = socket.if_nametoindex(ifname)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(('0.0.0.0', 0))
+    fd = struct.pack('=I', sock.fileno())
+    # Transport 10.30.0.0/16 port 1194, VPN 100.100.0.0/16: nobody's.
+    attrs = [nla(OVPN_A_PEER_REMOTE_IPV4,
+                 (ipaddress.IPv4Address('10.30.0.0') + i).packed) +
+             nla(OVPN_A_PEER_REMOTE_PORT, struct.pack('>H', 1194)) +
+             nla(OVPN_A_PEER_SOCKET, fd) +
+             nla(OVPN_A_PEER_VPN_IPV4,
+                 (ipaddress.IPv4Address('100.100.0.0') + i).packed)
+             for i in range(count)]
+    rounds = 0
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        for i in range(count):
+            genl.peer(OVPN_CMD_PEER_NEW, ifindex, first_id + i, attrs[i])
+        for i in range(count):
+            genl.peer(OVPN_CMD_PEER_DEL, ifindex, first_id + i)
+        rounds += 1
+    print('rounds %d' % rounds)
 
 
 def send(prefix, secs):
@@ -158,6 +201,8 @@ def main(argv):
         peers(*(int(a) for a in argv[2:6]), argv[6])
     elif argv[1] == 'move':
         move(argv[2], argv[3], float(argv[4]))
+    elif argv[1] == 'churn':
+        churn(argv[2], int(argv[3]), int(argv[4]), float(argv[5]))
     elif argv[1] == 'send':
         send(argv[2], float(argv[3]))
     else:

@@ -14,8 +14,10 @@
 #
 # Checks that every peer is added and dumped, that the real client's
 # traffic passes, that packets to a sample of the others leave through
-# exactly their peer (its counters), that peers moving in the tables hide
-# no other peer from a lookup, and that deleting the device takes every
+# exactly their peer (its counters), that peers moving in the tables or
+# making them resize hide no other peer from a lookup, that keepalive
+# expires a thousand peers by their own timers, that closing a socket
+# removes its 10,000 peers, and that deleting the device takes every
 # peer away.  The times of add, dump and delete and the memory per
 # peer (per-CPU memory and slab, from /proc/meminfo) are printed as
 # diagnostics, never asserted, the times also per peer.
@@ -149,35 +151,121 @@ dump_peers()
 	expect_eq "peers dumped" "$PEERS" "$n"
 }
 
-# Peers that move in the tables never hide the others from a lookup: 16
-# peers that stay share a bucket of the VPN IPv4 table with 16 that PEER_SET
-# moves to another bucket and back as fast as netlink answers, in front of
-# them in the chain (rehash-race.py), while packets go to the 16 that stay.
-# Each of those finds its peer: its vpn_tx_packets counts every packet
-# sent to it.  Before hlist_nulls, a lookup standing on a mover as it moved
-# followed it into the other bucket and missed the rest of its own chain.
+# Peers that move in the tables, or make them resize, never hide the
+# others from a lookup.  On a device of its own, small enough for a
+# thousand peers to resize its tables many times over: 16 peers stay, 16
+# others are moved to another VPN address and back by PEER_SET, and 1024
+# more are added and deleted again, round after round (rehash-race.py),
+# as fast as netlink answers, while packets go to the 16 that stay.  Each
+# of those finds its peer: its vpn_tx_packets counts every packet sent
+# to it.  Before hlist_nulls, a lookup standing on a mover as it moved
+# followed it into another bucket and missed the rest of its own chain;
+# a resize moves every peer of a table to a new one.
 rehash_keeps_others()
 {
 	local race=$LAB_TESTS_DIR/rehash-race.py
 	local pfx=$TMPDIR/rehash id n got sent=0 bad=0
 
+	in_srv "$OVPN_CLI" new_iface tun5 mp
+	in_srv ip link set tun5 up
+	in_srv ip route add 100.126.0.0/15 dev tun5
 	python3 "$race" peers $((PEERS + 1)) 16 16 1195 "$pfx"
 	start_ready "$TMPDIR/rehash.log" in_srv "$OVPN_CLI" new_multi_peer \
-		tun0 1195 "$pfx.peers" stay
-	bg_start "$pfx.move" in_srv python3 "$race" move tun0 "$pfx" "$(secs 10)"
+		tun5 1195 "$pfx.peers" stay
+	bg_start "$pfx.move" in_srv python3 "$race" move tun5 "$pfx" "$(secs 10)"
+	bg_start "$pfx.churn" in_srv python3 "$race" churn tun5 \
+		$((PEERS + 100)) 1024 "$(secs 10)"
 	in_srv python3 "$race" send "$pfx" "$(secs 10)" \
 		>"$pfx.sent"
 	wait "$(cat "$pfx.move.pid")" || fail "$(cat "$pfx.move")"
+	wait "$(cat "$pfx.churn.pid")" || fail "$(cat "$pfx.churn")"
 	while read -r _ id n; do
-		got=$(peer_stat "$SRV" tun0 "$id" vpn_tx_packets)
+		got=$(peer_stat "$SRV" tun5 "$id" vpn_tx_packets)
 		sent=$((sent + n))
 		[ "$got" = "$n" ] && continue
 		echo "peer $id: $n packets sent, $got found it"
 		bad=$((bad + 1))
 	done <"$pfx.sent"
 	ktap_note "$sent packets to peers that stay while the others made" \
-		"$(sed -n 's/^moves //p' "$pfx.move") moves"
+		"$(sed -n 's/^moves //p' "$pfx.move") moves and" \
+		"$(sed -n 's/^rounds //p' "$pfx.churn") rounds of 1024 peers" \
+		"added and deleted"
+	in_srv ip link del tun5
 	[ "$bad" = 0 ] || fail "$bad of 16 peers that stay missed packets"
+}
+
+# side_peers N FIRST: a peers file of N peers from id FIRST, transport
+# 10.31.0.0/16 port 1194 (nobody), VPN 100.101.0.0/16.
+side_peers()
+{
+	awk -v n="$1" -v f="$2" 'BEGIN {
+		for (i = 0; i < n; i++)
+			printf "%d 10.31.%d.%d 1194 100.101.%d.%d -\n", f + i,
+			       int(i / 256), i % 256, int(i / 256), i % 256
+	}'
+}
+
+# peers_on IFNAME: how many peers a dump of the device lists.
+peers_on()
+{
+	in_srv "$OVPN_CLI" get_peer "$1" | grep -c '^peer ' || true
+}
+
+peers_count_is() { [ "$(peers_on "$1")" = "$2" ]; }
+
+# peers_left IFNAME N: the device is down to N peers, polled every second
+# (a dump of thousands of peers is not free) for up to a minute.
+peers_left()
+{
+	wait_every 1 60 peers_count_is "$1" "$2" && return 0
+	fail "$(peers_on "$1") peers left on $1, $2 expected"
+}
+
+# Every peer has a keepalive timer of its own, no scan walks them: 1000
+# peers on a device of their own with a keepalive timeout of 2 s, whose
+# remote never answers, all expire, each notified; the device's other
+# peer, without keepalive, stays.
+keepalive_timers()
+{
+	local log=$TMPDIR/ka.log
+
+	side_peers 1000 1 >"$TMPDIR/ka.peers"
+	echo "5000 10.31.250.1 1194 100.101.250.1 -" >"$TMPDIR/ka-stay.peers"
+	in_srv "$OVPN_CLI" new_iface tun6 mp
+	start_ready "$TMPDIR/ka-stay.log" in_srv "$OVPN_CLI" new_multi_peer \
+		tun6 1197 "$TMPDIR/ka-stay.peers" stay
+	ntf_listen "$log" 1 in_srv
+	start_ready "$TMPDIR/ka-srv.log" in_srv "$OVPN_CLI" new_multi_peer \
+		tun6 1196 "$TMPDIR/ka.peers" keepalive 1 2 stay
+	ntf_wait "$log" '^ntf peer_del .* reason=expired' ||
+		fail "no expiry notification"
+	peers_left tun6 1 || return
+	expect_eq "the peer without keepalive" 1 \
+		"$(in_srv "$OVPN_CLI" get_peer tun6 5000 | grep -c '^peer ')"
+}
+
+# Closing a socket removes its peers, in chunks that let the CPU go:
+# 10,000 peers on one socket of the keepalive test's device; killing the
+# process that holds the socket takes them all away, each notified with
+# reason transport_disconnect, and leaves the device's other peer.
+socket_close()
+{
+	local log=$TMPDIR/close.log t0
+
+	side_peers 10000 10001 >"$TMPDIR/close.peers"
+	OVPN_READY_SECS=600 start_tracked "$TMPDIR/close-srv.log" \
+		ip netns exec "$SRV" "$OVPN_CLI" new_multi_peer tun6 1198 \
+		"$TMPDIR/close.peers" stay
+	expect_eq "peers on the socket's device" 10001 "$(peers_on tun6)"
+	ntf_listen "$log" 1 in_srv
+	t0=$(date +%s%N)
+	bg_stop "$TMPDIR/close-srv.log"
+	peers_left tun6 1 || return
+	ktap_note "closed a socket and its 10000 peers in" \
+		"$((($(date +%s%N) - t0) / 1000000)) ms (polled)"
+	ntf_wait "$log" '^ntf peer_del .* reason=transport_disconnect' ||
+		fail "no transport_disconnect notification"
+	in_srv ip link del tun6
 }
 
 delete_device()
@@ -197,12 +285,14 @@ delete_device()
 }
 
 ovpn_require
-ktap_plan 7
+ktap_plan 9
 run_test setup setup_topology
 run_noted add_peers add_peers
 run_test real_client_traffic real_client_traffic
 run_test sample_traffic sample_traffic
 run_noted dump dump_peers
 run_noted rehash_keeps_others rehash_keeps_others
+run_test keepalive_timers keepalive_timers
+run_noted socket_close socket_close
 run_noted delete_device delete_device
 ktap_finish

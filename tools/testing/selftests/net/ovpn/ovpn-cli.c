@@ -76,6 +76,8 @@
 #define CLI_NAME		"ovpn-cli"
 #define CLI_REPLY_TIMEOUT_MS	5000
 #define CLI_LISTEN_DEFAULT_S	10
+/* listen_mcast's receive buffer: a burst of thousands of notifications */
+#define CLI_LISTEN_RCVBUF	(8 << 20)
 #define CLI_LISTEN_MAX_S	86400
 #define CLI_MAX_GRPS		32
 #define CLI_MAX_OPS		256
@@ -2803,6 +2805,7 @@ static int cli_listen_mcast(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cli_listen listen = { .count = ULONG_MAX };
 	unsigned long secs = CLI_LISTEN_DEFAULT_S;
 	struct pollfd pfd = { .events = POLLIN };
+	int rcvbuf = CLI_LISTEN_RCVBUF;
 	long long deadline, left;
 	struct cli_family fam;
 	struct cli_nl nl;
@@ -2826,6 +2829,13 @@ static int cli_listen_mcast(const struct cli_cmd *cmd, int argc, char **argv)
 	printf("READY\n");
 
 	pfd.fd = nl_socket_get_fd(nl.sk);
+	/*
+	 * Peers removed together (a socket closing, timers expiring in the
+	 * same second) are notified in one burst: room for thousands, where
+	 * root may have it.
+	 */
+	setsockopt(pfd.fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		   sizeof(rcvbuf));
 	deadline = cli_now_ms() + secs * 1000LL;
 	while (listen.seen < listen.count &&
 	       (left = deadline - cli_now_ms()) > 0) {
@@ -2839,12 +2849,21 @@ static int cli_listen_mcast(const struct cli_cmd *cmd, int argc, char **argv)
 		if (!(pfd.revents & POLLIN))
 			continue;
 
-		if (nl_recvmsgs(nl.sk, nl.cb) < 0) {
+		ret = nl_recvmsgs(nl.sk, nl.cb);
+		/* ENOBUFS: some were dropped; those after them still come */
+		if (ret == -NLE_NOMEM) {
+			printf("ntf overrun\n");
+			fflush(stdout);
+			ret = RC_OK;
+			continue;
+		}
+		if (ret < 0) {
 			fprintf(stderr, "%s: cannot receive notifications\n",
 				CLI_NAME);
 			ret = RC_LOCAL;
 			break;
 		}
+		ret = RC_OK;
 	}
 
 out:
