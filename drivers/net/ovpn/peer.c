@@ -675,9 +675,10 @@ int ovpn_peer_del(struct ovpn_peer *peer, enum ovpn_del_peer_reason reason)
 }
 
 /*
- * Unpublish up to OVPN_REMOVE_CHUNK peers of an MP device from id *@from
- * on, those of @sock only if it is not NULL, onto @list.  Returns whether
- * peers are left to look at, and where, in *@from.  ovpn->lock held.
+ * Unpublish up to OVPN_REMOVE_CHUNK peers of a device from id *@from on
+ * (the peer of a P2P device), those of @sock only if it is not NULL,
+ * onto @list.  Returns whether peers are left to look at, and where, in
+ * *@from.  ovpn->lock held.
  */
 static bool ovpn_peers_unpublish_chunk(struct ovpn_priv *ovpn,
 				       struct ovpn_socket *sock,
@@ -688,6 +689,15 @@ static bool ovpn_peers_unpublish_chunk(struct ovpn_priv *ovpn,
 	unsigned int seen = 0;
 	struct ovpn_peer *peer;
 	unsigned long id;
+
+	if (ovpn->mode == OVPN_MODE_P2P) {
+		peer = rcu_dereference_protected(ovpn->peer,
+						 lockdep_is_held(&ovpn->lock));
+		if (peer && (!sock || peer->sock == sock) &&
+		    ovpn_peer_unpublish(peer, reason))
+			__llist_add(&peer->remove_entry, list);
+		return false;
+	}
 
 	xa_for_each_start(&ovpn->peers->by_id, id, peer, *from) {
 		if ((!sock || peer->sock == sock) &&
@@ -726,15 +736,8 @@ void ovpn_peers_remove(struct ovpn_priv *ovpn, struct ovpn_socket *sock,
 
 	do {
 		spin_lock_bh(&ovpn->lock);
-		more = false;
-		peer = rcu_dereference_protected(ovpn->peer,
-						 lockdep_is_held(&ovpn->lock));
-		if (ovpn->mode == OVPN_MODE_MP)
-			more = ovpn_peers_unpublish_chunk(ovpn, sock, reason,
-							  &from, &list);
-		else if (peer && (!sock || peer->sock == sock) &&
-			 ovpn_peer_unpublish(peer, reason))
-			__llist_add(&peer->remove_entry, &list);
+		more = ovpn_peers_unpublish_chunk(ovpn, sock, reason, &from,
+						  &list);
 		spin_unlock_bh(&ovpn->lock);
 
 		/* _safe: finishing a removal may free the peer. */
