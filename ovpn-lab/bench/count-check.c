@@ -12,8 +12,8 @@
  * line twice, and nothing else: the store invalidates the copy the other
  * thread has been spinning on, and that thread's next load takes the line
  * back modified.  The window must hold 4N transfers of the turn's line,
- * give or take the two first accesses.  The line's address is printed for
- * the caller to find it.
+ * within what the model may miss (lines-analyze.py says why).  The line's
+ * address is printed for the caller to find it.
  *
  *	count-check N
  *	count-check lines N
