@@ -173,7 +173,7 @@ def analyze(d):
     windows = read_plugin(os.path.join(d, 'plugin.txt'))
     runs = read_manifest(os.path.join(d, 'windows.txt'))
     syms = {m: Symbols(os.path.join(d, 'kallsyms-%s.txt' % m))
-            for m in {r['module'] for r in runs}}
+            for m in {r['module'] for r in runs if r['kind'] != 'selftest'}}
     results = []
     for r in runs:
         if r['kind'] not in ('count', 'lossy') or \
