@@ -21,6 +21,10 @@
 #   rx-rps   RX fan-out: 8 streams sent from CPU 0, decrypted on the last
 #            CPU (RPS on b's veth), then spread by RPS on tun-b over
 #            CPUs 1 to last, where their receivers are pinned
+#   mp-64    64 peers: a's tun-a is a multipoint device with 64 peers, b
+#            has a P2P device for each (tun-b1..64, 5.5.1.<i>, each on its
+#            own port); one stream per peer, sent from every CPU but the
+#            last as tx-N, received on the last (UDP transport only)
 #
 # A window whose datagrams did not all arrive (upstream's TCP transport
 # drops what its socket cannot take at once) is recorded as kind "lossy",
@@ -60,7 +64,8 @@ record()
 }
 
 # fan KIND MODULE TRANSPORT WORKLOAD STREAMS TX RX: one window of STREAMS
-# streams from a on the CPUs TX to receivers in b spread over the CPUs RX.
+# streams from a on the CPUs TX to receivers in b spread over the CPUs RX,
+# to 5.5.0.2 or $FAN_DEST (ovpn-flow fan's address).
 fan()
 {
 	local kind=$1 module=$2 transport=$3 workload=$4 streams=$5
@@ -80,8 +85,8 @@ fan()
 		pids+=($!)
 		log_wait "$BENCH_TMP/recv.$i.log" '^READY' >/dev/null
 	done
-	if ! in_a "$flow" fan 5.5.0.2 7000 "$streams" "$per" "$size" "$tx" \
-		"$BENCH_TMP/ack" >/dev/null; then
+	if ! in_a "$flow" fan "${FAN_DEST:-5.5.0.2}" 7000 "$streams" "$per" \
+		"$size" "$tx" "$BENCH_TMP/ack" >/dev/null; then
 		bench_log "$module $transport $workload: datagrams lost"
 		[ "$kind" = warm ] || kind=lossy
 	fi
@@ -101,6 +106,47 @@ ping_window()
 	record warm "$1" udp ping 32 0 0
 	in_a taskset -c 0 "$flow" ping 5.5.0.2 "$packets" "$size" >/dev/null
 	record count "$1" udp ping "$packets" 0 0
+}
+
+# mp_tunnels: a's multipoint tun-a with 64 peers, peer i being b's P2P
+# device tun-b<i> at 10.10.0.2, port BENCH_PORT + i, VPN address 5.5.1.i;
+# b's device knows a as peer i too.
+mp_tunnels()
+{
+	local i
+
+	bench_tunnel_down
+	for i in $(seq 64); do
+		echo "$i 10.10.0.2 $((BENCH_PORT + i)) 5.5.1.$i -"
+	done >"$BENCH_TMP/peers"
+	in_a "$OVPN_CLI" new_iface tun-a mp
+	start_ready "$BENCH_TMP/a.log" in_a "$OVPN_CLI" new_multi_peer tun-a \
+		"$BENCH_PORT" "$BENCH_TMP/peers" stay
+	for i in $(seq 64); do
+		in_b "$OVPN_CLI" new_iface "tun-b$i"
+		start_ready "$BENCH_TMP/b$i.log" in_b "$OVPN_CLI" new_peer \
+			"tun-b$i" "$i" $((BENCH_PORT + i)) 10.10.0.1 \
+			"$BENCH_PORT" stay
+		in_a "$OVPN_CLI" new_key tun-a "$i" primary 1 aes128 0 \
+			"$BENCH_KEY" >/dev/null
+		in_b "$OVPN_CLI" new_key "tun-b$i" "$i" primary 1 aes128 1 \
+			"$BENCH_KEY" >/dev/null
+		in_b ip addr add "5.5.1.$i/32" dev "tun-b$i"
+		in_b ip link set "tun-b$i" mtu 1400 up
+	done
+	in_a ip addr add 5.5.0.1/16 dev tun-a
+	in_a ip link set tun-a mtu 1400 up
+}
+
+# mp_tunnels_down: what mp_tunnels set up.
+mp_tunnels_down()
+{
+	local i
+
+	bench_tunnel_down
+	for i in $(seq 64); do
+		in_b ip link del "tun-b$i" 2>/dev/null || true
+	done
 }
 
 # workloads MODULE TRANSPORT: the fan-in and fan-out windows.
@@ -123,6 +169,18 @@ workloads()
 	fan count "$module" "$transport" rx-rps 8 0 "$(cpu_list 1 "$last")"
 }
 
+# mp_workload MODULE: the 64 peers' window.
+mp_workload()
+{
+	bench_log "$1 udp: mp-64"
+	mp_tunnels
+	FAN_DEST=5.5.1.1+ fan warm "$1" udp mp-64 64 \
+		"$(cpu_list 0 $((last - 1)))" "$last"
+	FAN_DEST=5.5.1.1+ fan count "$1" udp mp-64 64 \
+		"$(cpu_list 0 $((last - 1)))" "$last"
+	mp_tunnels_down
+}
+
 : >"$out/windows.txt"
 line=$(taskset -c 0,1 /src/.build/bench/count-check lines 1000 |
 	sed -n 's/.*line at \(0x[0-9a-f]*\)$/\1/p')
@@ -143,6 +201,7 @@ for module in ours upstream; do
 		bench_tunnel "$transport" aes128
 		workloads "$module" "$transport"
 	done
+	mp_workload "$module"
 	bench_tunnel_down
 	bench_unload
 done

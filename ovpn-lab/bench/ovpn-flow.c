@@ -22,7 +22,9 @@
  * "fan" is many senders at once in one window, the TX fan-in through one
  * peer: stream i is a thread on CPU cpus[i % n] (a comma-separated list)
  * that sends <packets> datagrams to <port> + i, acknowledged through the
- * FIFO <ack-fifo-prefix>.<i> by a receiver of its own.  "ping" is a flood
+ * FIFO <ack-fifo-prefix>.<i> by a receiver of its own.  An IPv4 <address>
+ * with a "+" after it is stream 0's, stream i's being <address> + i: one
+ * peer per stream, through a multipoint device.  "ping" is a flood
  * ping of <count> IPv4 echo requests of <size> bytes with their headers,
  * one at a time, through an ICMP datagram socket (the namespace's
  * net.ipv4.ping_group_range must admit the caller): the window holds the
@@ -47,6 +49,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,11 +267,20 @@ static int flow_fan(int argc, char **argv)
 	static struct flow_stream streams[FLOW_MAX_STREAMS];
 	unsigned long port, n, packets, size, i, sent = 0;
 	int cpus[FLOW_MAX_STREAMS], ncpus = 0, err = 0;
+	char path[4096], addr[INET6_ADDRSTRLEN], *tok;
+	size_t len = strlen(argv[2]);
+	struct in_addr base = {};
 	pthread_barrier_t go;
-	char path[4096], *tok;
+	bool each = false;
 
 	if (argc != 9)
 		return 1;
+	if (len > 1 && argv[2][len - 1] == '+') {
+		argv[2][len - 1] = '\0';
+		each = inet_pton(AF_INET, argv[2], &base) == 1;
+		if (!each)
+			return 1;
+	}
 	port = flow_number(argv[3], 65535);
 	n = flow_number(argv[4], FLOW_MAX_STREAMS);
 	packets = flow_number(argv[5], 100000000);
@@ -288,7 +300,15 @@ static int flow_fan(int argc, char **argv)
 		st->packets = packets;
 		st->size = size;
 		st->cpu = cpus[i % ncpus];
-		st->fd = flow_connect(argv[2], port + i);
+		snprintf(addr, sizeof(addr), "%s", argv[2]);
+		if (each) {
+			struct in_addr one = {
+				.s_addr = htonl(ntohl(base.s_addr) + i),
+			};
+
+			inet_ntop(AF_INET, &one, addr, sizeof(addr));
+		}
+		st->fd = flow_connect(addr, port + i);
 		snprintf(path, sizeof(path), "%s.%lu", argv[8], i);
 		st->ack = open(path, O_RDONLY);
 		if (st->fd < 0 || st->ack < 0) {
