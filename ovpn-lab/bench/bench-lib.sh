@@ -149,6 +149,25 @@ bench_tunnel_up()
 	in_a ping -q -c 3 -i 0.2 -w 10 5.5.0.2 >/dev/null
 }
 
+# bench_alternate ROUNDS BEFORE TURN: each round, "BEFORE ROUND", then
+# "TURN ROUND MODULE" for both modules, ours first in odd rounds and
+# upstream's in even ones, so that a drift of the machine's load favours
+# neither.
+bench_alternate()
+{
+	local round first second
+
+	for round in $(seq "$1"); do
+		first=ours second=upstream
+		if [ $((round % 2)) = 0 ]; then
+			first=upstream second=ours
+		fi
+		"$2" "$round"
+		"$3" "$round" "$first"
+		"$3" "$round" "$second"
+	done
+}
+
 # bench_run JSONL ROUND MODULE TRANSPORT CIPHER STREAMS MEASURE...: one
 # measurement, MEASURE, which prints Mbit/s and leaves iperf3's JSON in
 # $BENCH_TMP/iperf-*.json; a failed attempt is tried once more.  Recorded

@@ -44,6 +44,17 @@ streams_once()
 	done | awk '{ s += $1 } END { printf "%.3f\n", s / 1e6 }'
 }
 
+# veth_turn ROUND: every stream count on the plain veth.
+veth_turn()
+{
+	local n
+
+	for n in $streams; do
+		bench_run "$jsonl" "$1" veth - - "$n" \
+			streams_once 10.10.0.2 "$n"
+	done
+}
+
 # module_turn ROUND MODULE: every transport, cipher and stream count.
 module_turn()
 {
@@ -72,19 +83,7 @@ for i in $(seq "$max"); do
 done
 sleep 1
 
-for round in $(seq "$rounds"); do
-	for n in $streams; do
-		bench_run "$jsonl" "$round" veth - - "$n" \
-			streams_once 10.10.0.2 "$n"
-	done
-	if [ $((round % 2)) = 1 ]; then
-		module_turn "$round" ours
-		module_turn "$round" upstream
-	else
-		module_turn "$round" upstream
-		module_turn "$round" ours
-	fi
-done
+bench_alternate "$rounds" veth_turn module_turn
 for i in $(seq "$max"); do
 	kill "$(cat "$BENCH_TMP/iperf3-$i.pid")"
 done

@@ -149,7 +149,8 @@ done
 if [ -d /sys/module/ovpn ]; then
 	busy=$(ovpn_devices)
 	[ -z "$busy" ] ||
-		die "ovpn is in use by devices this did not create: $(echo "$busy" | tr '\n' ' ')"
+		die "ovpn is in use by devices this did not create:" \
+			"$(echo "$busy" | paste -sd ',' | sed 's/,/, /g')"
 	[ "$(cat /sys/module/ovpn/refcnt)" = 0 ] ||
 		die "ovpn is in use (a reference held: $(cat /sys/module/ovpn/refcnt))"
 	case $(lab_build_id) in
@@ -241,6 +242,8 @@ c2c()
 		echo "perf c2c, $module, $n streams, $transport, $cipher:"
 		grep -E '^ *(Total records|Load .*(HITM|Peer))' \
 			"$out/c2c-$module.txt" || true
+		echo "Most contended cache lines, with the Pareto table's counts" \
+			"(HITM remote, local, [snoop peer,] store refs):"
 		awk '
 		/Shared Cache Line Distribution Pareto/ { on = 1 }
 		!on { next }
@@ -297,15 +300,7 @@ bench_netns
 "${server[@]}" iperf3 -s -D --pidfile "$BENCH_TMP/iperf3.pid"
 wait_until tcp_listening "$BENCH_B" 5201
 
-for round in $(seq "$rounds"); do
-	if [ $((round % 2)) = 1 ]; then
-		turn "$round" ours
-		turn "$round" upstream
-	else
-		turn "$round" upstream
-		turn "$round" ours
-	fi
-done
+bench_alternate "$rounds" : turn
 
 # The table: per stream count, the medians of the rounds in Gbit/s and
 # ours over upstream's.
