@@ -75,7 +75,10 @@ env="OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli"
 
 if [ "$what" = hostab ]; then
 	lab_log "hostab: host-ab.sh in a 4-CPU guest, $rounds rounds of $secs s"
-	"$LAB_DIR/host/boot.sh" -c 4 -o "$out/hostab" -t 1800 -- "$env" \
+	# Both modules, each stream count, a round: seconds and up to 15 more.
+	runs=$(($(wc -w <<<"$streams") * 2 * rounds))
+	"$LAB_DIR/host/boot.sh" -c 4 -o "$out/hostab" \
+		-t $((runs * (secs + 15) + 600)) -- "$env" \
 		"$bench/host-ab.sh" -k "/src/$ko" -c /src/.build/ovpn-cli \
 		-r "$rounds" -t "$secs" -s "'$streams'" \
 		-o "/src/$out/hostab/result" >/dev/null ||
