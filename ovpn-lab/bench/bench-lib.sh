@@ -146,7 +146,8 @@ bench_tunnel_up()
 	in_b ip addr add 5.5.0.2/24 dev tun-b
 	in_a ip link set tun-a mtu 1400 up
 	in_b ip link set tun-b mtu 1400 up
-	in_a ping -q -c 3 -i 0.2 -w 10 5.5.0.2 >/dev/null
+	in_a ping -q -c 3 -i 0.2 -w 10 5.5.0.2 >/dev/null ||
+		lab_fail "no ping through the tunnel (tun-a to 5.5.0.2)"
 }
 
 # bench_alternate ROUNDS BEFORE TURN: each round, "BEFORE ROUND", then

@@ -204,6 +204,9 @@ cleanup()
 	exit "$rc"
 }
 trap cleanup EXIT
+# What failed, where errexit would end the run without a word.
+set -E
+trap 'bench_log "failed (status $?): line $LINENO: $BASH_COMMAND"' ERR
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
