@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of the benchmark: one tunnel through one peer between two
-# namespaces, on either module.  Sourced by guest-count.sh,
+# namespaces, on either module.  Sourced by guest-count.sh, guest-lines.sh,
 # guest-throughput.sh and host-ab.sh (the same on a real machine), never
 # run.
 #

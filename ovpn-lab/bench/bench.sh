@@ -15,7 +15,7 @@
 # 3. bench-report.py: results.json, report.md, report.rst and PNG plots in
 #    .build/out/bench/ (-o: another directory).
 #
-# Two modes for issue 28's scale, not part of "all":
+# Modes not part of "all":
 #
 # scale:  one boot under the ovpn-count plugin, counting module blocks too,
 #         runs guest-count.sh scale: kernel instructions per packet, in
@@ -26,6 +26,12 @@
 # memory: one boot per count of possible CPUs (-P), 2 of them online,
 #         runs guest-memory.sh: bytes per peer, key included, on each
 #         module, over -N peers.
+# lines:  one boot per guest CPU count (-c, default 4 and 8) under the
+#         plugin's coherence model, running guest-lines.sh: cache-line
+#         transfers between CPUs per packet, through one peer, for TX
+#         fan-in, RX fan-out by RPS and a flood ping, UDP and TCP
+#         transport, on each module; lines-analyze.py writes lines.md
+#         and lines.json in each boot's directory.
 #
 # And one that measures nothing, not part of "all":
 #
@@ -37,17 +43,17 @@
 #
 # Usage: bench.sh [-c "CPUS..."] [-r rounds] [-t seconds] [-s "STREAMS..."]
 #                 [-n packets] [-P "POSSIBLE..."] [-N peers] [-o outdir]
-#                 [counts|throughput|all|scale|memory|hostab]
+#                 [counts|throughput|all|scale|memory|lines|hostab]
 #   defaults: -c "2 4" -r 3 -t 5 -s "1 4 8 16" -n 2000 -P "2 64" -N 2000,
-#   -o .build/out/bench, all
+#   -o .build/out/bench, all; for lines, -c "4 8" -n 512
 
 . "$(dirname "$0")/../host/common.sh"
 
 # lab_getopts sets these by name (printf -v), which shellcheck cannot see.
 declare cpu_list rounds secs streams packets possible_list peers out
-lab_getopts "usage: bench.sh [-c cpus] [-r rounds] [-t s] [-s streams] [-n packets] [-P possible] [-N peers] [-o dir] [counts|throughput|all|scale|memory|hostab]" \
-	"c:cpu_list=2 4" r:rounds t:secs s:streams \
-	n:packets=2000 "P:possible_list=2 64" N:peers=2000 \
+lab_getopts "usage: bench.sh [-c cpus] [-r rounds] [-t s] [-s streams] [-n packets] [-P possible] [-N peers] [-o dir] [counts|throughput|all|scale|memory|lines|hostab]" \
+	c:cpu_list r:rounds t:secs s:streams \
+	n:packets "P:possible_list=2 64" N:peers=2000 \
 	o:out=.build/out/bench -- "$@"
 shift $((OPTIND - 1))
 what=${1:-all}
@@ -56,9 +62,15 @@ counts|throughput|all|scale|memory) ;;
 hostab)
 	rounds=${rounds:-1} secs=${secs:-3} streams=${streams:-1 4}
 	;;
-*) lab_die "what to run: counts, throughput, all, scale, memory or hostab" ;;
+lines)
+	cpu_list=${cpu_list:-4 8}
+	packets=${packets:-512}
+	;;
+*) lab_die "what to run: counts, throughput, all, scale, memory, lines or hostab" ;;
 esac
 rounds=${rounds:-3} secs=${secs:-5} streams=${streams:-1 4 8 16}
+cpu_list=${cpu_list:-2 4}
+packets=${packets:-2000}
 
 bench=ovpn-lab/bench
 root=$("$LAB_DIR/root/mkroot.sh")
@@ -113,6 +125,21 @@ if [ "$what" = scale ]; then
 	lab_chroot "$root" python3 "/src/$bench/count-analyze.py" --scale \
 		"/src/$out/scale" >/dev/null
 	report_args+=(--scale "/src/$out/scale/scale.json")
+fi
+if [ "$what" = lines ]; then
+	for cpus in $cpu_list; do
+		lab_log "lines: $cpus guest CPUs under the coherence model"
+		dir=$out/lines-$cpus
+		mkdir -p "$REPO_DIR/$dir"
+		"$LAB_DIR/host/boot.sh" -c "$cpus" -o "$dir" -t 7200 \
+			-p "/src/.build/bench/ovpn-count.so,out=/src/$dir/plugin.txt,modules=0xffffffffc0000000,lines=1" \
+			-- "$env" "$bench/guest-lines.sh" "$packets" >/dev/null ||
+			lab_die "the lines boot failed (see $dir/console.log)"
+		lab_chroot "$root" python3 "/src/$bench/lines-analyze.py" \
+			"/src/$dir" >/dev/null
+		cat "$REPO_DIR/$dir/lines.md"
+	done
+	exit 0
 fi
 if [ "$what" = memory ]; then
 	"$LAB_DIR/host/build-kselftest.sh" >/dev/null

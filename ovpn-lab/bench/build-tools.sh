@@ -13,8 +13,10 @@ root=$1
 mkdir -p "$REPO_DIR/.build/bench"
 lab_chroot "$root" /bin/sh -c "set -e
 	cd /src/ovpn-lab/bench
-	cc -O2 -Wall -Wextra -Werror -o /src/.build/bench/ovpn-flow ovpn-flow.c
-	cc -O2 -Wall -Wextra -Werror -o /src/.build/bench/count-check \\
+	cc -O2 -Wall -Wextra -Werror -pthread -o /src/.build/bench/ovpn-flow \\
+		ovpn-flow.c
+	cc -O2 -Wall -Wextra -Werror -pthread \\
+		-o /src/.build/bench/count-check \\
 		count-check.c
 	cc -O2 -Wall -Wextra -Wno-unused-parameter -Werror -shared -fPIC \\
 		\$(pkg-config --cflags glib-2.0) -I/usr/local/include \\

@@ -32,7 +32,30 @@
  * counted block by block, so that those of one module can be told apart
  * once its symbols are known; each such block costs a callback per run.
  *
- * Usage: -plugin ovpn-count.so,out=<file>[,modules=<address>]
+ * With lines=1, a coherence model counts cache-line transfers between
+ * vCPUs, the events perf c2c samples on real hardware.  Every memory
+ * access, kernel and user mode, is tracked by the physical 64-byte line
+ * it touches: which vCPUs hold a copy, and which one holds it
+ * modified.  A transfer is a store (or atomic) by one vCPU to a line
+ * another vCPU holds (the others' copies are invalidated), or a load of a
+ * line another vCPU holds modified (HITM).  Caches are infinite: nothing
+ * is evicted, and the first access to a line in a window is a miss that
+ * moves nothing between vCPUs.  Each window then also prints
+ *
+ *	xfer <address> <vcpu> <count>		transfers an instruction caused
+ *	line <line> <vaddr> <first> <last> <writers> <vcpu> <count>
+ *						transfers of one line: its
+ *						physical line number, its first
+ *						virtual address, the instruction
+ *						that touched it first in the
+ *						window and the last one that
+ *						moved it, the vCPUs that wrote
+ *						it (mask)
+ *
+ * Every memory access then costs a callback, inside windows or not: a
+ * boot takes several times longer.
+ *
+ * Usage: -plugin ovpn-count.so,out=<file>[,modules=<address>][,lines=1]
  */
 
 #include <glib.h>
@@ -79,6 +102,41 @@ static GHashTable *count_blocks;
 /* Sites by address; translation of a block may run on any vCPU thread. */
 static GHashTable *count_sites;
 static GMutex count_lock;
+
+/*
+ * The coherence model (lines=1).  Lines are spread over stripes, each
+ * with its own lock and table, as every vCPU thread updates them.
+ */
+#define COUNT_LINE_SHIFT	6
+#define COUNT_STRIPES		256
+
+/* One 64-byte line as the model sees it during a window. */
+struct count_line {
+	uint64_t line;		/* physical address >> COUNT_LINE_SHIFT */
+	uint64_t vaddr;		/* the first virtual address it was seen at */
+	uint64_t first;		/* the instruction that touched it first */
+	uint64_t last;		/* the last instruction that moved it */
+	uint64_t holders;	/* vCPUs with a copy, as a mask */
+	uint64_t writers;	/* vCPUs that wrote it in the window */
+	int owner;		/* the vCPU holding it modified, or -1 */
+	uint64_t transfers[];	/* per vCPU, the transfers it caused */
+};
+
+/* A kernel instruction that accesses memory, and the transfers it caused. */
+struct count_mem_site {
+	uint64_t vaddr;
+	uint64_t transfers[];	/* per vCPU */
+};
+
+struct count_stripe {
+	GMutex lock;
+	GHashTable *lines;
+};
+
+static bool count_lines;
+static unsigned int count_vcpus;
+static struct count_stripe count_stripes[COUNT_STRIPES];
+static GHashTable *count_mem_sites;
 
 /* The window: open or not, its number and the counters when it opened. */
 static bool count_open;
@@ -164,12 +222,74 @@ static void count_print_site(gpointer key, gpointer value, gpointer data)
 				site->vaddr, i, site->runs[i]);
 }
 
+static void count_clear_mem_site(gpointer key, gpointer value, gpointer data)
+{
+	struct count_mem_site *site = value;
+
+	memset(site->transfers, 0, count_vcpus * sizeof(site->transfers[0]));
+}
+
+/* Forget every line: the next window starts with cold caches. */
+static void count_clear_lines(void)
+{
+	int i;
+
+	if (!count_lines)
+		return;
+	g_hash_table_foreach(count_mem_sites, count_clear_mem_site, NULL);
+	for (i = 0; i < COUNT_STRIPES; i++) {
+		g_mutex_lock(&count_stripes[i].lock);
+		g_hash_table_remove_all(count_stripes[i].lines);
+		g_mutex_unlock(&count_stripes[i].lock);
+	}
+}
+
+static void count_print_mem_site(gpointer key, gpointer value, gpointer data)
+{
+	struct count_mem_site *site = value;
+	unsigned int i;
+
+	for (i = 0; i < count_vcpus; i++)
+		if (site->transfers[i])
+			fprintf(count_out, "xfer %" PRIx64 " %u %" PRIu64 "\n",
+				site->vaddr, i, site->transfers[i]);
+}
+
+static void count_print_line(gpointer key, gpointer value, gpointer data)
+{
+	struct count_line *l = value;
+	unsigned int i;
+
+	for (i = 0; i < count_vcpus; i++)
+		if (l->transfers[i])
+			fprintf(count_out, "line %" PRIx64 " %" PRIx64 " %"
+				PRIx64 " %" PRIx64 " %" PRIx64 " %u %" PRIu64
+				"\n", l->line, l->vaddr, l->first, l->last,
+				l->writers, i, l->transfers[i]);
+}
+
+static void count_print_lines(void)
+{
+	int i;
+
+	if (!count_lines)
+		return;
+	g_hash_table_foreach(count_mem_sites, count_print_mem_site, NULL);
+	for (i = 0; i < COUNT_STRIPES; i++) {
+		g_mutex_lock(&count_stripes[i].lock);
+		g_hash_table_foreach(count_stripes[i].lines, count_print_line,
+				     NULL);
+		g_mutex_unlock(&count_stripes[i].lock);
+	}
+}
+
 static void count_open_window(void)
 {
 	int i, n = qemu_plugin_num_vcpus();
 
 	g_hash_table_foreach(count_sites, count_clear_site, NULL);
 	g_hash_table_foreach(count_blocks, count_clear_site, NULL);
+	count_clear_lines();
 	for (i = 0; i < n && i < COUNT_MAX_VCPUS; i++) {
 		count_start_kernel[i] = qemu_plugin_u64_get(count_kernel, i);
 		count_start_user[i] = qemu_plugin_u64_get(count_user, i);
@@ -192,6 +312,7 @@ static void count_close_window(void)
 			count_start_user[i]);
 	g_hash_table_foreach(count_sites, count_print_site, NULL);
 	g_hash_table_foreach(count_blocks, count_print_site, "block");
+	count_print_lines();
 	fprintf(count_out, "end %u\n", count_window);
 	fflush(count_out);
 	count_window++;
@@ -216,6 +337,69 @@ static void count_atomic_run(unsigned int vcpu, void *data)
 	if (vcpu < COUNT_MAX_VCPUS &&
 	    __atomic_load_n(&count_open, __ATOMIC_RELAXED))
 		site->runs[vcpu]++;
+}
+
+/*
+ * One access by @vcpu to @line, in the model: what a MESI-like protocol
+ * moves between caches, counted against @site.
+ */
+static void count_line_access(unsigned int vcpu, uint64_t line,
+			      uint64_t vaddr, struct count_mem_site *site,
+			      bool store)
+{
+	struct count_stripe *stripe;
+	uint64_t bit = 1ull << vcpu;
+	struct count_line *l;
+	bool moved = false;
+
+	stripe = &count_stripes[(line ^ (line >> 8)) % COUNT_STRIPES];
+	g_mutex_lock(&stripe->lock);
+	l = g_hash_table_lookup(stripe->lines, &line);
+	if (!l) {
+		l = g_malloc0(sizeof(*l) + count_vcpus * sizeof(uint64_t));
+		l->line = line;
+		l->vaddr = vaddr & ~((1ull << COUNT_LINE_SHIFT) - 1);
+		l->first = site->vaddr;
+		l->owner = -1;
+		g_hash_table_insert(stripe->lines, &l->line, l);
+	}
+	if (store) {
+		/* Other copies are invalidated: a request for ownership. */
+		moved = l->holders & ~bit;
+		l->holders = bit;
+		l->owner = vcpu;
+		l->writers |= bit;
+	} else if (!(l->holders & bit)) {
+		/* A miss served by the cache holding it modified: HITM. */
+		moved = l->owner >= 0;
+		l->owner = -1;
+		l->holders |= bit;
+	}
+	if (moved) {
+		l->transfers[vcpu]++;
+		l->last = site->vaddr;
+	}
+	g_mutex_unlock(&stripe->lock);
+	/* Only this vCPU's thread writes its slot. */
+	if (moved)
+		site->transfers[vcpu]++;
+}
+
+static void count_mem_run(unsigned int vcpu, qemu_plugin_meminfo_t info,
+			  uint64_t vaddr, void *data)
+{
+	struct qemu_plugin_hwaddr *hw;
+	uint64_t pa;
+
+	if (vcpu >= count_vcpus ||
+	    !__atomic_load_n(&count_open, __ATOMIC_RELAXED))
+		return;
+	hw = qemu_plugin_get_hwaddr(info, vaddr);
+	if (!hw || qemu_plugin_hwaddr_is_io(hw))
+		return;
+	pa = qemu_plugin_hwaddr_phys_addr(hw);
+	count_line_access(vcpu, pa >> COUNT_LINE_SHIFT, vaddr, data,
+			  qemu_plugin_mem_is_store(info));
 }
 
 /* A block of a module: its runs count its instructions, not its runs. */
@@ -258,6 +442,12 @@ static void count_insn(struct qemu_plugin_insn *insn)
 	size_t len;
 
 	len = qemu_plugin_insn_data(insn, bytes, sizeof(bytes));
+	if (count_lines)
+		qemu_plugin_register_vcpu_mem_cb(insn, count_mem_run,
+			QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
+			count_site_of(count_mem_sites, vaddr,
+				      sizeof(struct count_mem_site) +
+				      count_vcpus * sizeof(uint64_t)));
 	marker = count_marker(bytes, len);
 	if (marker)
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, count_marker_run,
@@ -311,6 +501,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			path = argv[i] + 4;
 		else if (!strncmp(argv[i], "modules=", 8))
 			count_modules = g_ascii_strtoull(argv[i] + 8, NULL, 0);
+		else if (!strcmp(argv[i], "lines=1"))
+			count_lines = true;
 	if (!path) {
 		fprintf(stderr, "ovpn-count: usage: out=<file>\n");
 		return -1;
@@ -335,6 +527,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 							  user);
 	count_sites = g_hash_table_new(g_int64_hash, g_int64_equal);
 	count_blocks = g_hash_table_new(g_int64_hash, g_int64_equal);
+	count_mem_sites = g_hash_table_new(g_int64_hash, g_int64_equal);
+	count_vcpus = info->system.max_vcpus;
+	for (i = 0; i < COUNT_STRIPES; i++) {
+		g_mutex_init(&count_stripes[i].lock);
+		count_stripes[i].lines = g_hash_table_new_full(g_int64_hash,
+			g_int64_equal, NULL, g_free);
+	}
 
 	qemu_plugin_register_vcpu_tb_trans_cb(id, count_tb_translated);
 	qemu_plugin_register_atexit_cb(id, count_exit, NULL);
