@@ -1,23 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of the benchmark: one tunnel through one peer between two
-# namespaces, on either module.  Sourced by guest-count.sh and
-# guest-throughput.sh, never run.
+# namespaces, on either module.  Sourced by guest-count.sh, guest-lines.sh,
+# guest-throughput.sh and host-ab.sh (the same on a real machine), never
+# run.
 #
 #   ns bench-a: tun-a 5.5.0.1 -- veth-a 10.10.0.1 == 10.10.0.2 veth-b -- ns
 #   bench-b: tun-b 5.5.0.2; both devices P2P, a knows b as peer 2, b knows
 #   a as peer 1.  Over TCP, b listens and a connects.
 #
-# Environment: OVPN_KO (our module), OVPN_CLI (ovpn-cli).  The selftests'
-# helpers start ovpn-cli, the lab's load modules (guest/module.sh).
+# Environment: OVPN_KO (our module), OVPN_CLI (ovpn-cli), BENCH_UPSTREAM_KO
+# (upstream's module as a file; unset: what "modprobe ovpn" finds).  The
+# selftests' helpers start ovpn-cli, the lab's load modules
+# (guest/module.sh); both are found in this checkout, /src in the guest.
 
-source /src/tools/testing/selftests/net/ovpn/lib.sh
-source /src/ovpn-lab/guest/module.sh
+BENCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$BENCH_SRC/tools/testing/selftests/net/ovpn/lib.sh"
+source "$BENCH_SRC/ovpn-lab/guest/module.sh"
 set -eu
 
 BENCH_A=bench-a
 BENCH_B=bench-b
 BENCH_PORT=1194
-BENCH_KEY=/src/tools/testing/selftests/net/ovpn/key.hex
+BENCH_KEY=$BENCH_SRC/tools/testing/selftests/net/ovpn/key.hex
 BENCH_TMP=$(mktemp -d)
 OVPN_PIDS=$BENCH_TMP/pids
 : >"$OVPN_PIDS"
@@ -27,12 +31,18 @@ in_a() { ip netns exec "$BENCH_A" "$@"; }
 in_b() { ip netns exec "$BENCH_B" "$@"; }
 
 # bench_load ours|upstream: our build, or the distribution kernel's own
-# module (the lab blocks its alias autoloading; here it is wanted).
+# module (the lab blocks its alias autoloading; here it is wanted).  Where
+# our build is installed (DKMS), modprobe finds ours: BENCH_UPSTREAM_KO
+# then names the distribution's file.
 bench_load()
 {
 	bench_unload
-	if [ "$1" = upstream ]; then
+	if [ "$1" = upstream ] && [ -z "${BENCH_UPSTREAM_KO:-}" ]; then
 		modprobe --ignore-install ovpn
+		return
+	fi
+	if [ "$1" = upstream ]; then
+		lab_insmod "$BENCH_UPSTREAM_KO"
 		return
 	fi
 	lab_insmod "$OVPN_KO" && lab_is_loaded "$OVPN_KO" ||
@@ -136,7 +146,63 @@ bench_tunnel_up()
 	in_b ip addr add 5.5.0.2/24 dev tun-b
 	in_a ip link set tun-a mtu 1400 up
 	in_b ip link set tun-b mtu 1400 up
-	in_a ping -q -c 3 -i 0.2 -w 10 5.5.0.2 >/dev/null
+	in_a ping -q -c 3 -i 0.2 -w 10 5.5.0.2 >/dev/null ||
+		lab_fail "no ping through the tunnel (tun-a to 5.5.0.2)"
+}
+
+# bench_alternate ROUNDS BEFORE TURN: each round, "BEFORE ROUND", then
+# "TURN ROUND MODULE" for both modules, ours first in odd rounds and
+# upstream's in even ones, so that a drift of the machine's load favours
+# neither.
+bench_alternate()
+{
+	local round first second
+
+	for round in $(seq "$1"); do
+		first=ours second=upstream
+		if [ $((round % 2)) = 0 ]; then
+			first=upstream second=ours
+		fi
+		"$2" "$round"
+		"$3" "$round" "$first"
+		"$3" "$round" "$second"
+	done
+}
+
+# bench_run JSONL ROUND MODULE TRANSPORT CIPHER STREAMS MEASURE...: one
+# measurement, MEASURE, which prints Mbit/s and leaves iperf3's JSON in
+# $BENCH_TMP/iperf-*.json; a failed attempt is tried once more.  Recorded
+# whatever its outcome, as a JSON line appended to JSONL (mbps null and
+# iperf3's error where both attempts failed), the CPU count included:
+#
+#	{"cpus": 2, "round": 1, "module": "ours", "transport": "udp",
+#	 "cipher": "aes128", "streams": 4, "mbps": 52.3}
+bench_run()
+{
+	local jsonl=$1 round=$2 module=$3 transport=$4 cipher=$5 n=$6
+	local mbps error=
+
+	shift 6
+	rm -f "$BENCH_TMP"/iperf-*.json
+	if ! mbps=$("$@"); then
+		sleep 2
+		rm -f "$BENCH_TMP"/iperf-*.json
+		if ! mbps=$("$@"); then
+			mbps=null
+			error=$(jq -rs 'map(.error // empty) | first //
+				"iperf3 failed"' "$BENCH_TMP"/iperf-*.json \
+				2>/dev/null || echo "iperf3 failed")
+		fi
+	fi
+	jq -cn --argjson cpus "$(nproc)" --argjson round "$round" \
+		--arg module "$module" --arg transport "$transport" \
+		--arg cipher "$cipher" --argjson streams "$n" \
+		--argjson mbps "$mbps" --arg error "$error" \
+		'{cpus: $cpus, round: $round, module: $module,
+		  transport: $transport, cipher: $cipher, streams: $streams,
+		  mbps: $mbps} + (if $error == "" then {} else {error: $error} end)' \
+		>>"$jsonl"
+	bench_log "round $round $module $transport $cipher, $n streams: $mbps Mbit/s"
 }
 
 bench_tunnel_down()

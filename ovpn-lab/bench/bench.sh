@@ -33,9 +33,17 @@
 #         transport, on each module; lines-analyze.py writes lines.md
 #         and lines.json in each boot's directory.
 #
+# And one that measures nothing, not part of "all":
+#
+# hostab: one boot with 4 CPUs runs bench/host-ab.sh, the script an
+#         operator runs on a real machine (root, no VM) for the same A/B,
+#         with short settings (defaults -t 3 -r 1 -s "1 4"): proof that it
+#         sets up, alternates the modules, tabulates and cleans up.  Its
+#         table is printed, its files are in <outdir>/hostab/result/.
+#
 # Usage: bench.sh [-c "CPUS..."] [-r rounds] [-t seconds] [-s "STREAMS..."]
 #                 [-n packets] [-P "POSSIBLE..."] [-N peers] [-o outdir]
-#                 [counts|throughput|all|scale|memory|lines]
+#                 [counts|throughput|all|scale|memory|lines|hostab]
 #   defaults: -c "2 4" -r 3 -t 5 -s "1 4 8 16" -n 2000 -P "2 64" -N 2000,
 #   -o .build/out/bench, all; for lines, -c "4 8" -n 512
 
@@ -43,20 +51,24 @@
 
 # lab_getopts sets these by name (printf -v), which shellcheck cannot see.
 declare cpu_list rounds secs streams packets possible_list peers out
-lab_getopts "usage: bench.sh [-c cpus] [-r rounds] [-t s] [-s streams] [-n packets] [-P possible] [-N peers] [-o dir] [counts|throughput|all|scale|memory|lines]" \
-	c:cpu_list r:rounds=3 t:secs=5 "s:streams=1 4 8 16" \
+lab_getopts "usage: bench.sh [-c cpus] [-r rounds] [-t s] [-s streams] [-n packets] [-P possible] [-N peers] [-o dir] [counts|throughput|all|scale|memory|lines|hostab]" \
+	c:cpu_list r:rounds t:secs s:streams \
 	n:packets "P:possible_list=2 64" N:peers=2000 \
 	o:out=.build/out/bench -- "$@"
 shift $((OPTIND - 1))
 what=${1:-all}
 case $what in
 counts|throughput|all|scale|memory) ;;
+hostab)
+	rounds=${rounds:-1} secs=${secs:-3} streams=${streams:-1 4}
+	;;
 lines)
 	cpu_list=${cpu_list:-4 8}
 	packets=${packets:-512}
 	;;
-*) lab_die "what to run: counts, throughput, all, scale, memory or lines" ;;
+*) lab_die "what to run: counts, throughput, all, scale, memory, lines or hostab" ;;
 esac
+rounds=${rounds:-3} secs=${secs:-5} streams=${streams:-1 4 8 16}
 cpu_list=${cpu_list:-2 4}
 packets=${packets:-2000}
 
@@ -72,6 +84,21 @@ lab_chroot "$root" /bin/sh -c "cd /src/tools/testing/selftests/net/ovpn && \
 	\$(pkg-config --libs libnl-3.0 libnl-genl-3.0)"
 "$LAB_DIR/bench/build-tools.sh" "$root"
 env="OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli"
+
+if [ "$what" = hostab ]; then
+	lab_log "hostab: host-ab.sh in a 4-CPU guest, $rounds rounds of $secs s"
+	# Both modules, each stream count, a round: seconds and up to 15 more.
+	runs=$(($(wc -w <<<"$streams") * 2 * rounds))
+	"$LAB_DIR/host/boot.sh" -c 4 -o "$out/hostab" \
+		-t $((runs * (secs + 15) + 600)) -- "$env" \
+		"$bench/host-ab.sh" -k "/src/$ko" -c /src/.build/ovpn-cli \
+		-r "$rounds" -t "$secs" -s "'$streams'" \
+		-o "/src/$out/hostab/result" >/dev/null ||
+		lab_die "the hostab boot failed (see $out/hostab/console.log)"
+	cat "$REPO_DIR/$out/hostab/result/table.txt"
+	grep -h 'bench: perf c2c' "$REPO_DIR/$out/hostab/console.log" || true
+	exit 0
+fi
 
 report_args=()
 if [ "$what" = scale ]; then

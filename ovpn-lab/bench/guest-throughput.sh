@@ -7,10 +7,8 @@
 # plain veth (the ceiling), then both modules one after the other, the
 # order swapped every round so that a drift of the host's load does not
 # favour either; each module is loaded afresh for its turn.  One JSON
-# object a run is appended to $OVPN_LAB_OUT/throughput.jsonl:
-#
-#	{"cpus": 2, "round": 1, "module": "ours", "transport": "udp",
-#	 "cipher": "aes128", "streams": 4, "mbps": 52.3}
+# object a run (bench_run) is appended to
+# $OVPN_LAB_OUT/throughput.jsonl.
 #
 # Usage: guest-throughput.sh ROUNDS SECONDS "STREAMS..."
 
@@ -19,7 +17,6 @@
 rounds=${1:-3}
 secs=${2:-5}
 streams=${3:-1 4 8 16}
-cpus=$(nproc)
 jsonl=$OVPN_LAB_OUT/throughput.jsonl
 
 trap 'bench_tunnel_down; bench_netns_del; rm -rf "$BENCH_TMP"' EXIT
@@ -47,31 +44,15 @@ streams_once()
 	done | awk '{ s += $1 } END { printf "%.3f\n", s / 1e6 }'
 }
 
-# run ROUND MODULE TRANSPORT CIPHER DEST STREAMS: one measurement (a failed
-# attempt is tried once more), recorded whatever its outcome.
-run()
+# veth_turn ROUND: every stream count on the plain veth.
+veth_turn()
 {
-	local round=$1 module=$2 transport=$3 cipher=$4 dest=$5 n=$6
-	local mbps error=
+	local n
 
-	if ! mbps=$(streams_once "$dest" "$n"); then
-		sleep 2
-		if ! mbps=$(streams_once "$dest" "$n"); then
-			mbps=null
-			error=$(jq -rs 'map(.error // empty) | first //
-				"iperf3 failed"' "$BENCH_TMP"/iperf-*.json \
-				2>/dev/null || echo "iperf3 failed")
-		fi
-	fi
-	jq -cn --argjson cpus "$cpus" --argjson round "$round" \
-		--arg module "$module" --arg transport "$transport" \
-		--arg cipher "$cipher" --argjson streams "$n" \
-		--argjson mbps "$mbps" --arg error "$error" \
-		'{cpus: $cpus, round: $round, module: $module,
-		  transport: $transport, cipher: $cipher, streams: $streams,
-		  mbps: $mbps} + (if $error == "" then {} else {error: $error} end)' \
-		>>"$jsonl"
-	bench_log "round $round $module $transport $cipher, $n streams: $mbps Mbit/s"
+	for n in $streams; do
+		bench_run "$jsonl" "$1" veth - - "$n" \
+			streams_once 10.10.0.2 "$n"
+	done
 }
 
 # module_turn ROUND MODULE: every transport, cipher and stream count.
@@ -84,8 +65,9 @@ module_turn()
 		for cipher in aes128 chachapoly; do
 			bench_tunnel "$transport" "$cipher"
 			for n in $streams; do
-				run "$round" "$module" "$transport" "$cipher" \
-					5.5.0.2 "$n"
+				bench_run "$jsonl" "$round" "$module" \
+					"$transport" "$cipher" "$n" \
+					streams_once 5.5.0.2 "$n"
 			done
 		done
 	done
@@ -101,18 +83,7 @@ for i in $(seq "$max"); do
 done
 sleep 1
 
-for round in $(seq "$rounds"); do
-	for n in $streams; do
-		run "$round" veth - - 10.10.0.2 "$n"
-	done
-	if [ $((round % 2)) = 1 ]; then
-		module_turn "$round" ours
-		module_turn "$round" upstream
-	else
-		module_turn "$round" upstream
-		module_turn "$round" ours
-	fi
-done
+bench_alternate "$rounds" veth_turn module_turn
 for i in $(seq "$max"); do
 	kill "$(cat "$BENCH_TMP/iperf3-$i.pid")"
 done
