@@ -494,3 +494,7 @@ void ovpn_aead_exit(void)
 		scratch->buf = NULL;
 	}
 }
+
+#if IS_ENABLED(CONFIG_OVPN_KUNIT_TEST)
+#include "aead_kunit.c"
+#endif
