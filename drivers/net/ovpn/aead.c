@@ -11,7 +11,10 @@
  *   sg[n + 1]       bytes 8..23                  tag
  *
  * Both directions run in softirq or with BH disabled: nothing here may
- * sleep, and the one allocation per packet is GFP_ATOMIC.
+ * sleep.  The request, scatterlist and IV of a packet live in a buffer of
+ * the CPU it runs on (struct ovpn_aead_scratch), so that a packet
+ * allocates nothing; a packet that finds that buffer taken or too small
+ * allocates its own, with GFP_ATOMIC.
  */
 
 #include <crypto/aead.h>
@@ -34,6 +37,70 @@
 #define OVPN_AEAD_ALG_CHACHAPOLY "rfc7539(chacha20,poly1305)"
 
 /*
+ * Room in a CPU's buffer for the scatterlist: the AAD, the tag, the
+ * linear part and every page fragment of a packet; a frag_list adds more
+ * and takes the allocating path.
+ */
+#define OVPN_AEAD_SCRATCH_NSG	(MAX_SKB_FRAGS + 3)
+/*
+ * The request with its context (a few hundred bytes for the transforms of
+ * both ciphers, whatever the implementation), the IV and its alignment
+ * slack fit in the first term with room to spare; a transform that needs
+ * more is reported once at key installation and allocates per packet.
+ */
+#define OVPN_AEAD_SCRATCH_SIZE	(1024 + OVPN_AEAD_SCRATCH_NSG * \
+				 sizeof(struct scatterlist))
+
+/**
+ * struct ovpn_aead_scratch - one CPU's buffer for the packet in the AEAD
+ * @buf: OVPN_AEAD_SCRATCH_SIZE bytes laid out as ovpn_aead_tmp_size() says
+ * @taken: how many times a packet took @buf; written on this CPU only
+ * @given: how many times a packet gave it back; written by the owner only
+ *
+ * @buf is free when @taken equals @given.  Nobody ever waits for it: a
+ * packet that finds it busy, or needs more room than it has, allocates
+ * its own.
+ *
+ * Taking it: with preemption disabled, read @given (acquire), then move
+ * @taken from that value to the next with this_cpu_cmpxchg(), which an
+ * interrupt on this CPU cannot split.  An interrupt that took the buffer
+ * between the two steps (netpoll) makes the cmpxchg fail; so does a stale
+ * @given, smaller than @taken.  Preemption is disabled so that both steps
+ * run on one CPU whatever the caller: the data path has BH disabled, but
+ * on PREEMPT_RT that does not keep another task with BH disabled from
+ * running in between, and the buffer's ownership must not depend on the
+ * caller's context anyway.  Once taken, the buffer is the packet's,
+ * wherever the packet goes on.
+ *
+ * Giving it back: the owner, on whichever CPU the AEAD completed, stores
+ * @given + 1 (release).  That store orders every access the AEAD and the
+ * owner made to @buf before the next owner's, which the acquire of @given
+ * orders after it.  Only the owner writes @given and only this CPU writes
+ * @taken, so neither write can undo another: no locked read-modify-write
+ * is needed, and the packet path has none.
+ *
+ * A synchronous AEAD (the common case, either cipher) gives the buffer
+ * back in the post-crypto step, before the next packet on this CPU starts
+ * (unless that one preempted it, on PREEMPT_RT): that packet finds it
+ * free.  An asynchronous one that returned -EINPROGRESS
+ * (a hardware engine, a cryptd fallback) keeps it until its completion;
+ * the packets that start on this CPU meanwhile allocate.
+ *
+ * @buf is kmalloc'd rather than per-CPU memory: a hardware engine may DMA
+ * to the request context, and per-CPU chunks may come from vmalloc.  The
+ * buffers exist for every possible CPU from module load to module unload,
+ * so a request in flight in the buffer of a CPU that went offline keeps
+ * it; ovpn_aead_exit() says why none is in flight by then.
+ */
+struct ovpn_aead_scratch {
+	void *buf;
+	unsigned long taken;
+	unsigned long given;
+};
+
+static DEFINE_PER_CPU(struct ovpn_aead_scratch, ovpn_aead_scratch);
+
+/*
  * The per-packet buffer, in the order it is laid out:
  *
  *   struct aead_request + crypto_aead_reqsize() bytes of driver context
@@ -43,28 +110,61 @@
  *   OVPN_AEAD_IV_SIZE bytes of IV
  *
  * The request comes first: kmalloc() already aligns it as the crypto API
- * wants its context (CRYPTO_MINALIGN is ARCH_KMALLOC_MINALIGN), and the
- * buffer is freed through it (ovpn_aead_request_free()).
- * The IV gets a full alignmask of slack because the scatterlist array
- * only guarantees its own, smaller alignment.
+ * wants its context (CRYPTO_MINALIGN is ARCH_KMALLOC_MINALIGN), whether
+ * the buffer is a CPU's or the packet's own.  The IV gets a full
+ * alignmask of slack because the scatterlist array only guarantees its
+ * own, smaller alignment.  *@sg_off is the offset of the scatterlist.
  */
-static struct aead_request *ovpn_aead_tmp_alloc(struct crypto_aead *tfm,
-						unsigned int nsg,
-						struct scatterlist **sg,
-						u8 **iv)
+static size_t ovpn_aead_tmp_size(struct crypto_aead *tfm, unsigned int nsg,
+				 size_t *sg_off)
+{
+	size_t len;
+
+	*sg_off = ALIGN(sizeof(struct aead_request) + crypto_aead_reqsize(tfm),
+			__alignof__(struct scatterlist));
+	len = size_add(*sg_off, array_size(nsg, sizeof(struct scatterlist)));
+	return size_add(len, crypto_aead_alignmask(tfm) + OVPN_AEAD_IV_SIZE);
+}
+
+/*
+ * Get the buffer for @skb's request: this CPU's if it is free and large
+ * enough, a GFP_ATOMIC allocation otherwise.  Either way it is recorded in
+ * the control block, for ovpn_aead_request_free() to give back or free.
+ */
+static struct aead_request *ovpn_aead_tmp_get(struct sk_buff *skb,
+					      struct crypto_aead *tfm,
+					      unsigned int nsg,
+					      struct scatterlist **sg,
+					      u8 **iv)
 {
 	unsigned int alignmask = crypto_aead_alignmask(tfm);
+	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+	struct ovpn_aead_scratch *scratch;
 	struct aead_request *req;
 	size_t sg_off, len;
+	unsigned long given;
 
-	sg_off = ALIGN(sizeof(*req) + crypto_aead_reqsize(tfm),
-		       __alignof__(struct scatterlist));
-	len = size_add(sg_off, array_size(nsg, sizeof(**sg)));
-	len = size_add(len, alignmask + OVPN_AEAD_IV_SIZE);
+	len = ovpn_aead_tmp_size(tfm, nsg, &sg_off);
+	req = NULL;
+	/* On one CPU from the read of @given to the cmpxchg of @taken. */
+	scratch = get_cpu_ptr(&ovpn_aead_scratch);
+	/* Pairs with the release in ovpn_aead_request_free(). */
+	given = smp_load_acquire(&scratch->given);
+	if (likely(len <= OVPN_AEAD_SCRATCH_SIZE &&
+		   this_cpu_cmpxchg(ovpn_aead_scratch.taken, given,
+				    given + 1) == given))
+		req = scratch->buf;
+	put_cpu_ptr(&ovpn_aead_scratch);
 
-	req = kmalloc(len, GFP_ATOMIC);
-	if (unlikely(!req))
-		return NULL;
+	if (likely(req)) {
+		cb->crypto_tmp = scratch;
+		cb->crypto_tmp_percpu = true;
+	} else {
+		req = kmalloc(len, GFP_ATOMIC);
+		if (unlikely(!req))
+			return NULL;
+		cb->crypto_tmp = req;
+	}
 
 	*sg = (struct scatterlist *)((u8 *)req + sg_off);
 	*iv = PTR_ALIGN((u8 *)(*sg + nsg), alignmask + 1);
@@ -99,9 +199,9 @@ static int ovpn_aead_map(struct sk_buff *skb, struct scatterlist *sg,
 /*
  * What both directions do once the header is at skb->data.  The AEAD
  * works in place, so the data must be ours alone (skb_cow_data(), which
- * may move it: the header is read after it).  The packet's single
- * allocation is recorded in the control block for the post function to
- * free (ovpn_aead_request_free()), on error too.  @tag_len is what the
+ * may move it: the header is read after it).  The request's buffer is
+ * recorded in the control block for the post function to give back
+ * (ovpn_aead_request_free()), on error too.  @tag_len is what the
  * AEAD counts of the tag as text: all of it to decrypt, none to encrypt.
  * The completion may run before the AEAD call returns: everything it
  * reads is set here.
@@ -123,10 +223,9 @@ static struct aead_request *ovpn_aead_request(const struct ovpn_aead_key *key,
 		return ERR_PTR(nsg);
 	nsg += 2;	/* the AAD and the tag */
 
-	req = ovpn_aead_tmp_alloc(key->tfm, nsg, &sg, &iv);
+	req = ovpn_aead_tmp_get(skb, key->tfm, nsg, &sg, &iv);
 	if (unlikely(!req))
 		return ERR_PTR(-ENOMEM);
-	ovpn_skb_cb(skb)->crypto_tmp = req;
 
 	memcpy(iv, skb->data + OVPN_OPCODE_SIZE, OVPN_PKTID_SIZE);
 	memcpy(iv + OVPN_PKTID_SIZE, key->nonce_tail, OVPN_NONCE_TAIL_SIZE);
@@ -222,18 +321,33 @@ int ovpn_aead_decrypt(const struct ovpn_aead_key *key,
 }
 
 /**
- * ovpn_aead_request_free - free a packet's AEAD request
+ * ovpn_aead_request_free - give back or free a packet's AEAD request
  * @skb: the packet, once its encryption or decryption has ended (or
  *	 failed to start)
+ *
+ * The crypto layer is done with the request when this runs (it completed
+ * or was never started), so a CPU's buffer may go to the next packet.
  *
  * Context: any.
  */
 void ovpn_aead_request_free(struct sk_buff *skb)
 {
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+	struct ovpn_aead_scratch *scratch;
 
-	kfree(cb->crypto_tmp);
+	if (cb->crypto_tmp_percpu) {
+		scratch = cb->crypto_tmp;
+		/*
+		 * Pairs with the acquire in ovpn_aead_tmp_get(); only the
+		 * owner writes @given (see struct ovpn_aead_scratch).
+		 */
+		smp_store_release(&scratch->given,
+				  READ_ONCE(scratch->given) + 1);
+	} else {
+		kfree(cb->crypto_tmp);
+	}
 	cb->crypto_tmp = NULL;
+	cb->crypto_tmp_percpu = false;
 }
 
 /* Crypto API name of @alg, if @keylen is a valid key size for it. */
@@ -305,9 +419,18 @@ int ovpn_aead_key_init(struct ovpn_aead_key *key, enum ovpn_cipher_alg alg,
 		       const struct ovpn_key_direction *kd)
 {
 	struct crypto_aead *tfm = ovpn_aead_tfm_new(alg, kd);
+	size_t len, sg_off;
 
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
+
+	/* Correct either way, but worth knowing: see OVPN_AEAD_SCRATCH_SIZE. */
+	len = ovpn_aead_tmp_size(tfm, OVPN_AEAD_SCRATCH_NSG, &sg_off);
+	if (len > OVPN_AEAD_SCRATCH_SIZE)
+		pr_info_once("ovpn: %s needs %zu bytes per request, more than the per-CPU buffer has: packets allocate theirs\n",
+			     crypto_aead_driver_name(tfm), len);
+
+	key->tfm = tfm;
 	key->tfm = tfm;
 	memcpy(key->nonce_tail, kd->nonce_tail, OVPN_NONCE_TAIL_SIZE);
 	return 0;
@@ -324,3 +447,54 @@ void ovpn_aead_key_destroy(struct ovpn_aead_key *key)
 {
 	crypto_free_aead(key->tfm);
 }
+
+/**
+ * ovpn_aead_init - allocate every possible CPU's request buffer
+ *
+ * Context: process (module load).
+ * Return: 0 or -ENOMEM.
+ */
+int __init ovpn_aead_init(void)
+{
+	struct ovpn_aead_scratch *scratch;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		scratch = per_cpu_ptr(&ovpn_aead_scratch, cpu);
+		scratch->buf = kmalloc_node(OVPN_AEAD_SCRATCH_SIZE, GFP_KERNEL,
+					    cpu_to_node(cpu));
+		if (!scratch->buf) {
+			ovpn_aead_exit();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/**
+ * ovpn_aead_exit - free the request buffers
+ *
+ * Called once no key is left: a packet gives its buffer back before it
+ * puts its key slot reference (io.c), and the module's exit waits for
+ * every key slot's release, so no request is in flight in any buffer.
+ * The buffers are wiped: the last request's context may hold key stream
+ * material.
+ *
+ * Context: process (module load failure or unload).
+ */
+void ovpn_aead_exit(void)
+{
+	struct ovpn_aead_scratch *scratch;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		scratch = per_cpu_ptr(&ovpn_aead_scratch, cpu);
+		WARN_ON_ONCE(scratch->taken != scratch->given);
+		kfree_sensitive(scratch->buf);
+		scratch->buf = NULL;
+	}
+}
+
+#if IS_ENABLED(CONFIG_OVPN_KUNIT_TEST)
+#include "aead_kunit.c"
+#endif

@@ -8,9 +8,10 @@
  * Either operation may complete asynchronously; whatever the outcome,
  * the packet continues in the completion its caller passes (io.c), which
  * owns the references the packet carries in its control block
- * (struct ovpn_cb).  The request, IV and scatterlist come from a single
- * allocation per packet, recorded in the control block for that
- * completion to free.
+ * (struct ovpn_cb).  The request, IV and scatterlist of a packet are in
+ * its CPU's buffer, or in an allocation of its own if that one is busy or
+ * too small; which, is recorded in the control block, for that completion
+ * to give back or free (ovpn_aead_request_free()).
  */
 
 #ifndef _NET_OVPN_AEAD_H_
@@ -48,6 +49,9 @@ struct ovpn_aead_key {
 	struct crypto_aead *tfm;
 	u8 nonce_tail[OVPN_NONCE_TAIL_SIZE];
 };
+
+int ovpn_aead_init(void);
+void ovpn_aead_exit(void);
 
 int ovpn_aead_key_init(struct ovpn_aead_key *key, enum ovpn_cipher_alg alg,
 		       const struct ovpn_key_direction *kd);

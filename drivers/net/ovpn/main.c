@@ -16,6 +16,7 @@
 #include <net/rtnetlink.h>
 #include <uapi/linux/if_arp.h>
 
+#include "aead.h"
 #include "io.h"
 #include "main.h"
 #include "netlink.h"
@@ -272,10 +273,14 @@ static int __init ovpn_init(void)
 		return -ENOMEM;
 	ovpn_tcp_init();
 
+	err = ovpn_aead_init();
+	if (err)
+		goto destroy_wq;
+
 	err = rtnl_link_register(&ovpn_link_ops);
 	if (err) {
 		pr_err("ovpn: cannot register rtnl link ops: %d\n", err);
-		goto destroy_wq;
+		goto aead_exit;
 	}
 
 	err = ovpn_nl_register();
@@ -288,6 +293,8 @@ static int __init ovpn_init(void)
 
 unreg_rtnl:
 	rtnl_link_unregister(&ovpn_link_ops);
+aead_exit:
+	ovpn_aead_exit();
 destroy_wq:
 	destroy_workqueue(ovpn_wq);
 	return err;
@@ -302,6 +309,8 @@ destroy_wq:
  * switch is an RCU callback that releases them into a batch, whose work
  * is queued then, hence a barrier, the workqueue drain (which waits for
  * queued works) and a final barrier for what those works freed with RCU.
+ * Only then are the AEAD request buffers unused: a packet in flight holds
+ * its key slot until it has given its buffer back.
  */
 static void __exit ovpn_cleanup(void)
 {
@@ -311,6 +320,7 @@ static void __exit ovpn_cleanup(void)
 	rcu_barrier();
 	destroy_workqueue(ovpn_wq);
 	rcu_barrier();
+	ovpn_aead_exit();
 }
 
 module_init(ovpn_init);

@@ -21,15 +21,20 @@ struct ovpn_peer;
  * struct ovpn_cb - ovpn's use of skb->cb
  * @peer: the peer, with one reference held by this packet
  * @ks: the key slot, with one reference held by this packet
- * @crypto_tmp: the packet's single allocation (AEAD request, IV,
- *		scatterlist), freed by the post-crypto step
+ * @crypto_tmp: where the AEAD request, IV and scatterlist are: a CPU's
+ *		buffer (a struct ovpn_aead_scratch, owned by this packet
+ *		until the post-crypto step gives it back) if
+ *		@crypto_tmp_percpu, else the packet's own allocation, freed
+ *		by the post-crypto step; see ovpn_aead_request_free()
  * @payload_offset: offset of the ciphertext in the packet
+ * @crypto_tmp_percpu: @crypto_tmp is a CPU's buffer
  */
 struct ovpn_cb {
 	struct ovpn_peer *peer;
 	struct ovpn_crypto_key_slot *ks;
 	void *crypto_tmp;
 	unsigned int payload_offset;
+	bool crypto_tmp_percpu;
 };
 
 static inline struct ovpn_cb *ovpn_skb_cb(struct sk_buff *skb)

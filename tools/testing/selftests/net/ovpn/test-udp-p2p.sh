@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Two P2P peers over UDP: every cipher and key size, the socket's mark on
-# the encrypted packets, a large inner MTU, a peer replaced by a new one
+# the encrypted packets, a large inner MTU, no allocation in ovpn's code
+# per packet, a peer replaced by a new one
 # on another socket, the transport socket closed under the module, and
 # the device in another namespace than its peer's socket.
 #
@@ -99,6 +100,42 @@ large_mtu()
 	in_a ping -q -c 3 -i 0.2 -W 2 -M "do" -s 1472 5.5.6.2
 	in_a ip link set tun-a mtu 1416
 	in_b ip link set tun-b mtu 1416
+}
+
+# With either cipher, the packets of 40 round trips (160 encryptions and
+# decryptions) allocate nothing in ovpn's code: the AEAD requests are in
+# the CPUs' buffers.  The kmem tracepoints name each allocation's caller;
+# the stack's own allocations for the pings show the tracing works.
+no_allocation_per_packet()
+{
+	local tr=/sys/kernel/tracing alg ev n_all n_ovpn
+
+	[ -d "$tr/events/kmem" ] || mount -t tracefs nodev "$tr"
+	for alg in aes128 chachapoly; do
+		in_a "$OVPN_CLI" new_key tun-a 2 primary 6 "$alg" 0 "$KEY"
+		in_b "$OVPN_CLI" new_key tun-b 1 primary 6 "$alg" 1 "$KEY"
+		in_a ping -q -c 2 -i 0.2 -W 2 5.5.6.2
+		echo 0 >"$tr/tracing_on"
+		: >"$tr/trace"
+		for ev in kmalloc kmem_cache_alloc; do
+			echo 1 >"$tr/events/kmem/$ev/enable"
+		done
+		echo 1 >"$tr/tracing_on"
+		in_a ping -q -c 40 -i 0.02 -W 2 5.5.6.2
+		echo 0 >"$tr/tracing_on"
+		for ev in kmalloc kmem_cache_alloc; do
+			echo 0 >"$tr/events/kmem/$ev/enable"
+		done
+		n_all=$(grep -c 'call_site=' "$tr/trace" || true)
+		n_ovpn=$(grep 'call_site=' "$tr/trace" | grep -c '\[ovpn\]' ||
+			 true)
+		grep 'call_site=' "$tr/trace" | grep '\[ovpn\]' | head -n 5
+		: >"$tr/trace"
+		echo 1 >"$tr/tracing_on"
+		[ "$n_all" -ge 80 ] ||
+			fail "$alg: $n_all allocations traced in all"
+		expect_eq "$alg: allocations in ovpn's code" 0 "$n_ovpn"
+	done
 }
 
 # The vpn_rx_packets and vpn_tx_packets of b's peer 1 grow by exactly
@@ -225,7 +262,7 @@ socket_in_other_netns()
 
 ovpn_require
 
-ktap_plan 11
+ktap_plan 12
 run_test setup setup_topology
 run_test aes_128_gcm aes_128_gcm
 run_test aes_192_gcm aes_192_gcm
@@ -234,6 +271,7 @@ run_test chacha20_poly1305 chacha20_poly1305
 run_test socket_mark socket_mark
 run_test cipher_mismatch cipher_mismatch
 run_test large_mtu large_mtu
+run_test no_allocation_per_packet no_allocation_per_packet
 run_test p2p_peer_replaced p2p_peer_replaced
 run_test socket_closed_under_module socket_closed_under_module
 run_test socket_in_other_netns socket_in_other_netns

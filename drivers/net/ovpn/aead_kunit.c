@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * OpenVPN data channel offload - KUnit tests of the AEAD request buffer
+ *
+ * Included by aead.c when CONFIG_OVPN_KUNIT_TEST is set, so that the tests
+ * see which buffer a packet got.  They run real transforms of both
+ * ciphers, as the data path would: a packet takes this CPU's buffer, a
+ * second one started while the first still holds it (as when an
+ * asynchronous AEAD keeps it) allocates its own, and so does a packet
+ * whose scatterlist does not fit; every packet decrypts to what was
+ * encrypted, whichever buffer either side used.  BH is disabled around
+ * the calls, as on the data path, which keeps the test on one CPU.
+ * A transform that completes asynchronously skips the test: the order of
+ * the steps is what it checks.
+ */
+
+#include <kunit/test.h>
+#include <linux/bottom_half.h>
+
+#define OVPN_AEAD_TEST_LEN	200
+/* A frag_list of this many skbs needs more room than a CPU's buffer. */
+#define OVPN_AEAD_TEST_FRAGS	(OVPN_AEAD_SCRATCH_SIZE / \
+				 sizeof(struct scatterlist))
+
+static const u8 ovpn_aead_test_key[32] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+static const u8 ovpn_aead_test_tail[OVPN_NONCE_TAIL_SIZE] = { 0xa5, 0x5a };
+
+static void ovpn_aead_test_done(void *data, int err)
+{
+}
+
+static void ovpn_aead_test_fill(u8 *buf, unsigned int len, u8 seed)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = seed + i;
+}
+
+/* A linear packet of @len bytes, with the headroom the data path has. */
+static struct sk_buff *ovpn_aead_test_skb(struct kunit *test,
+					  unsigned int len, u8 seed)
+{
+	struct sk_buff *skb;
+
+	skb = alloc_skb(OVPN_HEAD_ROOM + len + OVPN_TAIL_ROOM, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, OVPN_HEAD_ROOM);
+	ovpn_aead_test_fill(skb_put(skb, len), len, seed);
+	return skb;
+}
+
+/* A packet of one byte in its head and @n more skbs of one byte each. */
+static struct sk_buff *ovpn_aead_test_frag_list(struct kunit *test,
+						unsigned int n, u8 seed)
+{
+	struct sk_buff *skb = ovpn_aead_test_skb(test, 1, seed);
+	struct sk_buff **last = &skb_shinfo(skb)->frag_list;
+	struct sk_buff *frag;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		frag = alloc_skb(1, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, frag);
+		skb_put_u8(frag, seed + 1 + i);
+		*last = frag;
+		last = &frag->next;
+		skb->len += 1;
+		skb->data_len += 1;
+		skb->truesize += frag->truesize;
+	}
+	return skb;
+}
+
+/*
+ * Encrypt @skb as packet @pktid, with BH disabled by the caller; the
+ * caller frees the request and checks the result once BH is enabled.
+ */
+static int ovpn_aead_test_encrypt(const struct ovpn_aead_key *key,
+				  struct sk_buff *skb, u32 pktid)
+{
+	__be32 opcode = ovpn_opcode_compose(OVPN_OPCODE_DATA_V2, 0, 1);
+
+	memset(ovpn_skb_cb(skb), 0, sizeof(struct ovpn_cb));
+	return ovpn_aead_encrypt(key, opcode, pktid, ovpn_aead_test_done, skb);
+}
+
+static void ovpn_aead_test_check(struct kunit *test, int ret)
+{
+	if (ret == -EINPROGRESS)
+		kunit_skip(test, "asynchronous AEAD");
+	KUNIT_ASSERT_EQ(test, ret, 0);
+}
+
+/*
+ * Decrypt @skb and check it against what ovpn_aead_test_skb() or
+ * ovpn_aead_test_frag_list() made with @seed.
+ */
+static void ovpn_aead_test_decrypt(struct kunit *test,
+				   const struct ovpn_aead_key *key,
+				   struct sk_buff *skb, u8 seed)
+{
+	unsigned int len = skb->len - OVPN_DATA_OVERHEAD;
+	u8 *want, *got;
+	int ret;
+
+	want = kunit_kmalloc(test, len, GFP_KERNEL);
+	got = kunit_kmalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+
+	memset(ovpn_skb_cb(skb), 0, sizeof(struct ovpn_cb));
+	local_bh_disable();
+	ret = ovpn_aead_decrypt(key, ovpn_aead_test_done, skb);
+	ovpn_aead_request_free(skb);
+	local_bh_enable();
+	ovpn_aead_test_check(test, ret);
+
+	ovpn_aead_test_fill(want, len, seed);
+	KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, OVPN_DATA_OVERHEAD, got, len),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, got, want, len);
+}
+
+static void ovpn_aead_test_key_init(struct kunit *test,
+				    struct ovpn_aead_key *key,
+				    enum ovpn_cipher_alg alg)
+{
+	const struct ovpn_key_direction kd = {
+		.cipher_key = ovpn_aead_test_key,
+		.cipher_key_size = sizeof(ovpn_aead_test_key),
+		.nonce_tail = ovpn_aead_test_tail,
+	};
+
+	if (!this_cpu_read(ovpn_aead_scratch.buf))
+		kunit_skip(test, "no request buffers: module not initialised");
+	KUNIT_ASSERT_EQ(test, ovpn_aead_key_init(key, alg, &kd), 0);
+}
+
+/*
+ * Two packets at once on one CPU: the first takes the buffer, the second
+ * allocates; once both are done, the buffer is free again.  A packet that
+ * does not authenticate gives it back too.
+ */
+static void ovpn_aead_scratch_busy(struct kunit *test)
+{
+	const enum ovpn_cipher_alg *alg = test->param_value;
+	struct sk_buff *first, *second, *third;
+	struct ovpn_aead_key key;
+	bool percpu[3], free;
+	void *own;
+	int ret[3];
+
+	ovpn_aead_test_key_init(test, &key, *alg);
+	first = ovpn_aead_test_skb(test, OVPN_AEAD_TEST_LEN, 1);
+	second = ovpn_aead_test_skb(test, OVPN_AEAD_TEST_LEN, 2);
+	third = ovpn_aead_test_skb(test, OVPN_AEAD_TEST_LEN, 3);
+
+	local_bh_disable();
+	ret[0] = ovpn_aead_test_encrypt(&key, first, 1);
+	ret[1] = ovpn_aead_test_encrypt(&key, second, 2);
+	percpu[0] = ovpn_skb_cb(first)->crypto_tmp_percpu;
+	percpu[1] = ovpn_skb_cb(second)->crypto_tmp_percpu;
+	own = ovpn_skb_cb(second)->crypto_tmp;
+	ovpn_aead_request_free(first);
+	ovpn_aead_request_free(second);
+	ret[2] = ovpn_aead_test_encrypt(&key, third, 3);
+	percpu[2] = ovpn_skb_cb(third)->crypto_tmp_percpu;
+	ovpn_aead_request_free(third);
+	local_bh_enable();
+
+	ovpn_aead_test_check(test, ret[0]);
+	ovpn_aead_test_check(test, ret[1]);
+	ovpn_aead_test_check(test, ret[2]);
+	KUNIT_EXPECT_TRUE(test, percpu[0]);
+	KUNIT_EXPECT_FALSE(test, percpu[1]);
+	KUNIT_EXPECT_NOT_NULL(test, own);
+	KUNIT_EXPECT_TRUE(test, percpu[2]);
+	KUNIT_EXPECT_NULL(test, ovpn_skb_cb(first)->crypto_tmp);
+	KUNIT_EXPECT_FALSE(test, ovpn_skb_cb(first)->crypto_tmp_percpu);
+
+	ovpn_aead_test_decrypt(test, &key, first, 1);
+	ovpn_aead_test_decrypt(test, &key, second, 2);
+
+	/* A forgery is refused, and the buffer is given back. */
+	third->data[OVPN_DATA_OVERHEAD + OVPN_AEAD_TEST_LEN / 2] ^= 1;
+	memset(ovpn_skb_cb(third), 0, sizeof(struct ovpn_cb));
+	local_bh_disable();
+	ret[0] = ovpn_aead_decrypt(&key, ovpn_aead_test_done, third);
+	percpu[0] = ovpn_skb_cb(third)->crypto_tmp_percpu;
+	ovpn_aead_request_free(third);
+	free = this_cpu_read(ovpn_aead_scratch.taken) ==
+	       this_cpu_read(ovpn_aead_scratch.given);
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, ret[0], -EBADMSG);
+	KUNIT_EXPECT_TRUE(test, percpu[0]);
+	KUNIT_EXPECT_TRUE(test, free);
+
+	kfree_skb(first);
+	kfree_skb(second);
+	kfree_skb(third);
+	ovpn_aead_key_destroy(&key);
+}
+
+/* A packet whose scatterlist does not fit the buffer allocates. */
+static void ovpn_aead_scratch_too_small(struct kunit *test)
+{
+	const enum ovpn_cipher_alg *alg = test->param_value;
+	struct ovpn_aead_key key;
+	bool percpu, free;
+	struct sk_buff *skb;
+	void *own;
+	int ret;
+
+	ovpn_aead_test_key_init(test, &key, *alg);
+	skb = ovpn_aead_test_frag_list(test, OVPN_AEAD_TEST_FRAGS, 7);
+
+	local_bh_disable();
+	ret = ovpn_aead_test_encrypt(&key, skb, 1);
+	percpu = ovpn_skb_cb(skb)->crypto_tmp_percpu;
+	own = ovpn_skb_cb(skb)->crypto_tmp;
+	ovpn_aead_request_free(skb);
+	free = this_cpu_read(ovpn_aead_scratch.taken) ==
+	       this_cpu_read(ovpn_aead_scratch.given);
+	local_bh_enable();
+
+	ovpn_aead_test_check(test, ret);
+	KUNIT_EXPECT_FALSE(test, percpu);
+	KUNIT_EXPECT_NOT_NULL(test, own);
+	KUNIT_EXPECT_TRUE(test, free);
+
+	ovpn_aead_test_decrypt(test, &key, skb, 7);
+
+	kfree_skb(skb);
+	ovpn_aead_key_destroy(&key);
+}
+
+static const enum ovpn_cipher_alg ovpn_aead_test_algs[] = {
+	OVPN_CIPHER_ALG_AES_GCM,
+	OVPN_CIPHER_ALG_CHACHA20_POLY1305,
+};
+
+static void ovpn_aead_test_alg_desc(const enum ovpn_cipher_alg *alg,
+				    char *desc)
+{
+	strscpy(desc, *alg == OVPN_CIPHER_ALG_AES_GCM ? "aes-gcm" :
+		"chacha20-poly1305", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ovpn_aead_test_alg, ovpn_aead_test_algs,
+		  ovpn_aead_test_alg_desc);
+
+static struct kunit_case ovpn_aead_cases[] = {
+	KUNIT_CASE_PARAM(ovpn_aead_scratch_busy, ovpn_aead_test_alg_gen_params),
+	KUNIT_CASE_PARAM(ovpn_aead_scratch_too_small,
+			 ovpn_aead_test_alg_gen_params),
+	{}
+};
+
+static struct kunit_suite ovpn_aead_suite = {
+	.name = "ovpn-aead",
+	.test_cases = ovpn_aead_cases,
+};
+
+kunit_test_suite(ovpn_aead_suite);
