@@ -431,7 +431,6 @@ int ovpn_aead_key_init(struct ovpn_aead_key *key, enum ovpn_cipher_alg alg,
 			     crypto_aead_driver_name(tfm), len);
 
 	key->tfm = tfm;
-	key->tfm = tfm;
 	memcpy(key->nonce_tail, kd->nonce_tail, OVPN_NONCE_TAIL_SIZE);
 	return 0;
 }
