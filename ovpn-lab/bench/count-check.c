@@ -11,9 +11,12 @@
  * through one variable alone in its cache line.  Each handoff moves that
  * line twice, and nothing else: the store invalidates the copy the other
  * thread has been spinning on, and that thread's next load takes the line
- * back modified.  The window must hold 4N transfers of the turn's line,
- * within what the model may miss (lines-analyze.py says why).  The line's
- * address is printed for the caller to find it.
+ * back modified.  With its turn, each thread also increments a counter
+ * alone in another line with "lock incl": one transfer each, the request
+ * for ownership of a line the other thread modified.  The window must
+ * hold 4N transfers of the turn's line and 2N of the counter's, within
+ * what the model may miss (lines-analyze.py says why).  The lines'
+ * addresses are printed for the caller to find them.
  *
  *	count-check N
  *	count-check lines N
@@ -29,10 +32,14 @@
 
 #include "count-marker.h"
 
-/* Whose turn it is, alone in its line. */
+/* Whose turn it is, and a counter, each alone in its line. */
 static struct {
 	int turn;
 } __attribute__((aligned(64))) check_line;
+
+static struct {
+	int count;
+} __attribute__((aligned(64))) check_counter;
 
 static long check_rounds;
 
@@ -53,6 +60,7 @@ static void check_handoffs(int me)
 	for (i = 0; i < check_rounds; i++) {
 		while (__atomic_load_n(&check_line.turn, __ATOMIC_ACQUIRE) != me)
 			;
+		asm volatile("lock incl %0" : "+m" (check_counter.count));
 		__atomic_store_n(&check_line.turn, !me, __ATOMIC_RELEASE);
 	}
 }
@@ -80,8 +88,8 @@ static int check_lines(long n)
 	count_mark_end();
 	if (ret)
 		return 1;
-	printf("count-check: %ld handoffs each way, line at %p\n", n,
-	       (void *)&check_line);
+	printf("count-check: %ld handoffs each way, line at %p, counter at %p\n",
+	       n, (void *)&check_line, (void *)&check_counter);
 	return 0;
 }
 

@@ -32,9 +32,10 @@
 # ovpn-flow's 10 s time-out, whose timer ticks the window counts too.
 #
 # The first window proves the model (count-check lines): its handoffs
-# between CPUs 0 and 1 must move one line exactly 4 times each;
-# selftest.txt says "<window> <handoffs each way> <the line's address>"
-# for lines-analyze.py to check.
+# between CPUs 0 and 1 must move one line 4 times each, and the counter
+# incremented atomically with each turn twice; selftest.txt says
+# "<window> <handoffs each way> <the line's address> <the counter's>" for
+# lines-analyze.py to check.
 #
 # /proc/kallsyms after each module load goes to kallsyms-<module>.txt, to
 # name the instructions and static data.
@@ -182,10 +183,10 @@ mp_workload()
 }
 
 : >"$out/windows.txt"
-line=$(taskset -c 0,1 /src/.build/bench/count-check lines 1000 |
-	sed -n 's/.*line at \(0x[0-9a-f]*\)$/\1/p')
-[ -n "$line" ] || lab_fail "count-check lines failed"
-echo "$window 1000 $line" >"$out/selftest.txt"
+lines=$(taskset -c 0,1 /src/.build/bench/count-check lines 1000 |
+	sed -n 's/.*line at \(0x[0-9a-f]*\), counter at \(0x[0-9a-f]*\)$/\1 \2/p')
+[ -n "$lines" ] || lab_fail "count-check lines failed"
+echo "$window 1000 $lines" >"$out/selftest.txt"
 record selftest - - lines 1000 0 1
 echo "guest: $(nproc) CPUs, kernel $(uname -r), $packets datagrams" \
 	"of $size bytes a window" >"$out/lines-env.txt"

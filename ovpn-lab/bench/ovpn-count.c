@@ -38,8 +38,10 @@
  * it touches: which vCPUs hold a copy, and which one holds it
  * modified.  A transfer is a store (or atomic) by one vCPU to a line
  * another vCPU holds (the others' copies are invalidated), or a load of a
- * line another vCPU holds modified (HITM).  Caches are infinite: nothing
- * is evicted, and the first access to a line in a window is a miss that
+ * line another vCPU holds modified (HITM).  The load of an atomic
+ * read-modify-write reaches the plugin apart from its store; it is
+ * modelled as a store, the request for ownership the CPU issues for it.
+ * Caches are infinite: nothing is evicted, and the first access to a line in a window is a miss that
  * moves nothing between vCPUs.  Each window then also prints
  *
  *	xfer <address> <vcpu> <count>		transfers an instruction caused
@@ -122,9 +124,10 @@ struct count_line {
 	uint64_t transfers[];	/* per vCPU, the transfers it caused */
 };
 
-/* A kernel instruction that accesses memory, and the transfers it caused. */
+/* An instruction that accesses memory, and the transfers it caused. */
 struct count_mem_site {
 	uint64_t vaddr;
+	bool atomic;		/* a LOCK-prefixed or XCHG read-modify-write */
 	uint64_t transfers[];	/* per vCPU */
 };
 
@@ -388,6 +391,7 @@ static void count_line_access(unsigned int vcpu, uint64_t line,
 static void count_mem_run(unsigned int vcpu, qemu_plugin_meminfo_t info,
 			  uint64_t vaddr, void *data)
 {
+	struct count_mem_site *site = data;
 	struct qemu_plugin_hwaddr *hw;
 	uint64_t pa;
 
@@ -398,8 +402,8 @@ static void count_mem_run(unsigned int vcpu, qemu_plugin_meminfo_t info,
 	if (!hw || qemu_plugin_hwaddr_is_io(hw))
 		return;
 	pa = qemu_plugin_hwaddr_phys_addr(hw);
-	count_line_access(vcpu, pa >> COUNT_LINE_SHIFT, vaddr, data,
-			  qemu_plugin_mem_is_store(info));
+	count_line_access(vcpu, pa >> COUNT_LINE_SHIFT, vaddr, site,
+			  site->atomic || qemu_plugin_mem_is_store(info));
 }
 
 /* A block of a module: its runs count its instructions, not its runs. */
@@ -442,12 +446,15 @@ static void count_insn(struct qemu_plugin_insn *insn)
 	size_t len;
 
 	len = qemu_plugin_insn_data(insn, bytes, sizeof(bytes));
-	if (count_lines)
+	if (count_lines) {
+		struct count_mem_site *site;
+
+		site = (struct count_mem_site *)count_site_of(count_mem_sites,
+			vaddr, sizeof(*site) + count_vcpus * sizeof(uint64_t));
+		site->atomic = count_is_atomic(bytes, len);
 		qemu_plugin_register_vcpu_mem_cb(insn, count_mem_run,
-			QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
-			count_site_of(count_mem_sites, vaddr,
-				      sizeof(struct count_mem_site) +
-				      count_vcpus * sizeof(uint64_t)));
+			QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, site);
+	}
 	marker = count_marker(bytes, len);
 	if (marker)
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, count_marker_run,
