@@ -25,12 +25,15 @@ its transfers are the round trip's, counted as TX.
 
 The boot's first window is the model's proof (count-check lines, in
 selftest.txt): N handoffs each way between two CPUs through one variable
-must move its line 4N times, and the counter each increments atomically
-with its turn 2N times, within 3%.  The vCPUs run in parallel
+must move its line 4N times, within 15%, and the counter each increments
+atomically with its turn 2N times, within 3%.  The vCPUs run in parallel
 threads, and the callbacks of two of them may reach the model in another
 order than their accesses reached memory: a load that saw a store may be
-modelled before it, and its transfer missed (about 2% in the first
-runs).  If not, nothing is written and the exit status is 1.
+modelled before it, and its transfer missed (2% of the turn's transfers
+on an idle host, 10% on one busy with another boot).  An atomic's
+transfers are not missed so: its request for ownership is modelled
+whatever the order.  If not, nothing is written and the exit status is
+1.
 
 Usage: lines-analyze.py DIR       writes DIR/lines.json and DIR/lines.md
 """
@@ -171,7 +174,8 @@ def selftest(d, windows):
         return sum(rec['n'] for rec in recs
                    if rec['vaddr'] == int(addr, 16) & ~63)
 
-    return [(moved(turn), 4 * int(n)), (moved(counter), 2 * int(n))]
+    return [(moved(turn), 4 * int(n), 0.15),
+            (moved(counter), 2 * int(n), 0.03)]
 
 
 def analyze(d):
@@ -203,8 +207,9 @@ def analyze(d):
         with open(os.path.join(d, 'lines-env.txt')) as f:
             env = f.read().strip()
     return {'env': env,
-            'selftest': [{'transfers': got, 'expected': want}
-                         for got, want in selftest(d, windows)],
+            'selftest': [{'transfers': got, 'expected': want,
+                          'tolerance': tol}
+                         for got, want, tol in selftest(d, windows)],
             'results': results}
 
 
@@ -257,7 +262,8 @@ def main():
     d = sys.argv[1]
     report = analyze(d)
     for t in report['selftest']:
-        if abs(t['transfers'] - t['expected']) > max(4, t['expected'] * 0.03):
+        if abs(t['transfers'] - t['expected']) > \
+                max(4, t['expected'] * t['tolerance']):
             print('lines-analyze: the model moved a line of count-check '
                   '%d times, not %d' % (t['transfers'], t['expected']),
                   file=sys.stderr)
