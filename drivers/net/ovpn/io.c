@@ -27,6 +27,7 @@
 #include "peer.h"
 #include "pktid.h"
 #include "proto.h"
+#include "queue.h"
 #include "skb.h"
 #include "socket.h"
 #include "tcp.h"
@@ -111,13 +112,19 @@ static void ovpn_deliver(struct ovpn_peer *peer, struct sk_buff *skb)
 		dev_dstats_rx_add(dev, len);
 }
 
-/*
- * Continue a received packet after decryption.  Context: BH disabled
- * (see ovpn_decrypt_done()).
+/**
+ * ovpn_decrypt_post - continue a received packet after its decryption
+ * @skb: the packet
+ * @ret: the AEAD's result
+ *
+ * Checks the packet id against the replay window, only now that the
+ * packet is authentic, and delivers it or drops it.  Puts what the packet
+ * held.
+ *
+ * Context: BH disabled (see ovpn_decrypt_done()).
  */
-static void ovpn_decrypt_post(void *data, int ret)
+void ovpn_decrypt_post(struct sk_buff *skb, int ret)
 {
-	struct sk_buff *skb = data;
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct ovpn_crypto_key_slot *ks = cb->ks;
 	struct ovpn_peer *peer = cb->peer;
@@ -127,7 +134,7 @@ static void ovpn_decrypt_post(void *data, int ret)
 	ovpn_aead_request_free(skb);
 
 	if (unlikely(ret)) {
-		net_dbg_ratelimited("%s: peer %u: packet not authentic: %d\n",
+		net_dbg_ratelimited("%s: peer %u: packet dropped: %d\n",
 				    netdev_name(peer->ovpn->dev), peer->id,
 				    ret);
 		goto drop;
@@ -193,6 +200,24 @@ static void ovpn_decrypt_done(void *data, int ret)
 }
 
 /**
+ * ovpn_decrypt_run - decrypt a packet of the parallel path
+ * @skb: the packet, taken from its device's crypt ring
+ *
+ * Ends in ovpn_crypt_done(), now or when the AEAD completes.
+ *
+ * Context: BH disabled, on the CPU of a worker (see queue.c).
+ */
+void ovpn_decrypt_run(struct sk_buff *skb)
+{
+	struct ovpn_crypto_key_slot *ks = ovpn_skb_cb(skb)->ks;
+	int ret;
+
+	ret = ovpn_aead_decrypt(&ks->decrypt, ovpn_crypt_done, skb);
+	if (ret != -EINPROGRESS)
+		ovpn_crypt_done(skb, ret);
+}
+
+/**
  * ovpn_recv - decrypt and deliver a data packet from a peer
  * @peer: the peer, with a reference this function takes over
  * @skb: the OpenVPN packet, skb->data at its first byte; consumed
@@ -222,6 +247,21 @@ void ovpn_recv(struct ovpn_peer *peer, struct sk_buff *skb)
 	memset(cb, 0, sizeof(*cb));
 	cb->peer = peer;
 	cb->ks = ks;
+	if (peer->queues) {
+		/*
+		 * Decrypted on any CPU, then replay-checked in order, after
+		 * this softirq: the outer route may be one borrowed for its
+		 * duration only (noref), and the outer device may go
+		 * meanwhile.  Neither is read again (ovpn_deliver() scrubs
+		 * the packet): drop the one, and make the packet this
+		 * device's, as it is once delivered.
+		 */
+		skb_dst_drop(skb);
+		skb->dev = peer->ovpn->dev;
+		if (unlikely(ovpn_queue_packet(peer, skb, false)))
+			ovpn_decrypt_post(skb, -ENOBUFS);
+		return;
+	}
 	ret = ovpn_aead_decrypt(&ks->decrypt, ovpn_decrypt_done, skb);
 	/*
 	 * Only -EINPROGRESS means the callback will run: requests are made
@@ -233,13 +273,18 @@ void ovpn_recv(struct ovpn_peer *peer, struct sk_buff *skb)
 	ovpn_decrypt_post(skb, ret);
 }
 
-/*
- * Send a packet after encryption.  Context: BH disabled (see
- * ovpn_encrypt_done()).
+/**
+ * ovpn_encrypt_post - send a packet after its encryption
+ * @skb: the packet
+ * @ret: the AEAD's result, or the error that kept it from the AEAD
+ *
+ * Hands the packet to its transport, or drops it.  Puts what the packet
+ * held.
+ *
+ * Context: BH disabled (see ovpn_encrypt_done()).
  */
-static void ovpn_encrypt_post(void *data, int ret)
+void ovpn_encrypt_post(struct sk_buff *skb, int ret)
 {
-	struct sk_buff *skb = data;
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct ovpn_crypto_key_slot *ks = cb->ks;
 	struct ovpn_peer *peer = cb->peer;
@@ -280,12 +325,40 @@ static void ovpn_encrypt_done(void *data, int ret)
 	local_bh_enable();
 }
 
+/* The first word of a packet to @peer encrypted with @ks. */
+static __be32 ovpn_data_opcode(struct ovpn_peer *peer,
+			       struct ovpn_crypto_key_slot *ks)
+{
+	return ovpn_opcode_compose(OVPN_OPCODE_DATA_V2, ks->key_id,
+				   READ_ONCE(peer->tx_id));
+}
+
+/**
+ * ovpn_encrypt_run - encrypt a packet of the parallel path
+ * @skb: the packet, taken from its device's crypt ring, with its packet
+ *	 id in the control block
+ *
+ * Ends in ovpn_crypt_done(), now or when the AEAD completes.
+ *
+ * Context: BH disabled, on the CPU of a worker (see queue.c).
+ */
+void ovpn_encrypt_run(struct sk_buff *skb)
+{
+	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+	int ret;
+
+	ret = ovpn_aead_encrypt(&cb->ks->encrypt,
+				ovpn_data_opcode(cb->peer, cb->ks), cb->pktid,
+				ovpn_crypt_done, skb);
+	if (ret != -EINPROGRESS)
+		ovpn_crypt_done(skb, ret);
+}
+
 /* Encrypt one packet for @peer; takes its own peer reference. */
 static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
 {
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct ovpn_crypto_key_slot *ks;
-	__be32 opcode;
 	u32 pktid;
 	int ret;
 
@@ -306,10 +379,15 @@ static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
 	cb->ks = ks;
 	/* -ERANGE: the key ran out of packet ids (ovpn_encrypt_post()). */
 	ret = ovpn_pktid_xmit_next(&ks->pid_xmit, &pktid);
-	if (likely(!ret)) {
-		opcode = ovpn_opcode_compose(OVPN_OPCODE_DATA_V2, ks->key_id,
-					     READ_ONCE(peer->tx_id));
-		ret = ovpn_aead_encrypt(&ks->encrypt, opcode, pktid,
+	if (likely(!ret) && peer->queues) {
+		/* Encrypted on any CPU, then sent in order. */
+		cb->pktid = pktid;
+		ret = ovpn_queue_packet(peer, skb, true);
+		if (likely(!ret))
+			return;
+	} else if (likely(!ret)) {
+		ret = ovpn_aead_encrypt(&ks->encrypt,
+					ovpn_data_opcode(peer, ks), pktid,
 					ovpn_encrypt_done, skb);
 	}
 	/* As on RX: -EBUSY without a backlog is a refusal. */

@@ -23,6 +23,7 @@
 #include "ovpnpriv.h"
 #include "peer.h"
 #include "proto.h"
+#include "queue.h"
 #include "socket.h"
 #include "tcp.h"
 
@@ -102,8 +103,14 @@ static int ovpn_net_init(struct net_device *dev)
 	err = gro_cells_init(&ovpn->gro_cells, dev);
 	if (err)
 		goto err_gro;
+
+	err = ovpn_parallel_init(ovpn);
+	if (err)
+		goto err_parallel;
 	return 0;
 
+err_parallel:
+	gro_cells_destroy(&ovpn->gro_cells);
 err_gro:
 	if (ovpn->peers)
 		ovpn_peer_destroy_tables(ovpn->peers);
@@ -132,11 +139,15 @@ static void ovpn_net_uninit(struct net_device *dev)
 	gro_cells_destroy(&ovpn->gro_cells);
 }
 
-/* Last: nothing can reach the peer tables any more. */
+/*
+ * Last: nothing can reach the peer tables any more, and no packet is in
+ * flight (each held a peer, and each peer a device reference).
+ */
 static void ovpn_priv_free(struct net_device *dev)
 {
 	struct ovpn_priv *ovpn = netdev_priv(dev);
 
+	ovpn_parallel_destroy(ovpn);
 	if (ovpn->peers)
 		ovpn_peer_destroy_tables(ovpn->peers);
 	kfree(ovpn->peers);
@@ -277,10 +288,14 @@ static int __init ovpn_init(void)
 	if (err)
 		goto destroy_wq;
 
+	err = ovpn_queue_init();
+	if (err)
+		goto aead_exit;
+
 	err = rtnl_link_register(&ovpn_link_ops);
 	if (err) {
 		pr_err("ovpn: cannot register rtnl link ops: %d\n", err);
-		goto aead_exit;
+		goto queue_exit;
 	}
 
 	err = ovpn_nl_register();
@@ -293,6 +308,8 @@ static int __init ovpn_init(void)
 
 unreg_rtnl:
 	rtnl_link_unregister(&ovpn_link_ops);
+queue_exit:
+	ovpn_queue_exit();
 aead_exit:
 	ovpn_aead_exit();
 destroy_wq:
@@ -317,6 +334,7 @@ static void __exit ovpn_cleanup(void)
 	ovpn_nl_unregister();
 	rtnl_link_unregister(&ovpn_link_ops);
 	ovpn_tcp_exit();
+	ovpn_queue_exit();
 	rcu_barrier();
 	destroy_workqueue(ovpn_wq);
 	rcu_barrier();

@@ -20,6 +20,8 @@
 #include <net/gro_cells.h>
 #include <uapi/linux/if_link.h>
 
+struct ovpn_parallel;
+
 /* The rtnl link kind of an ovpn device, by which netlink.c knows one. */
 #define OVPN_LINK_KIND		"ovpn"
 
@@ -74,6 +76,9 @@ struct ovpn_peer_collection {
  * @dying: set when the device starts going away: no peer or socket may be
  *	   added any more
  * @gro_cells: delivery of decrypted packets to the stack
+ * @parallel: the crypt rings and workers, if the device encrypts and
+ *	      decrypts on every CPU (see queue.c); set before the device is
+ *	      registered, freed with it
  */
 struct ovpn_priv {
 	struct net_device *dev;
@@ -84,6 +89,7 @@ struct ovpn_priv {
 	struct list_head sockets;
 	bool dying;
 	struct gro_cells gro_cells;
+	struct ovpn_parallel *parallel;
 };
 
 #endif /* _NET_OVPN_OVPNPRIV_H_ */

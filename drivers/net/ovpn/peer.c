@@ -20,6 +20,7 @@
 #include "ovpnpriv.h"
 #include "peer.h"
 #include "proto.h"
+#include "queue.h"
 #include "socket.h"
 
 /* The least time between two local addresses learnt from packets. */
@@ -47,6 +48,7 @@ static void ovpn_peer_teardown(struct llist_node *node)
 	if (peer->sock)
 		ovpn_socket_release_peer(peer->sock);
 	ovpn_crypto_state_release(&peer->crypto);
+	ovpn_peer_queues_destroy(peer);
 	/* Nobody can replace the bind of a peer nobody holds. */
 	kfree(rcu_dereference_protected(peer->bind, true));
 	dst_cache_destroy(&peer->dst_cache);
@@ -187,14 +189,20 @@ static struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id)
 	if (ret)
 		goto err_stats;
 
+	ret = ovpn_peer_queues_init(peer);
+	if (ret)
+		goto err_dst;
+
 	/* Last: from here on the peer dies only through its reference. */
 	ret = percpu_ref_init(&peer->ref, ovpn_peer_release, 0, GFP_KERNEL);
 	if (ret)
-		goto err_dst;
+		goto err_queues;
 
 	netdev_hold(ovpn->dev, &peer->dev_tracker, GFP_KERNEL);
 	return peer;
 
+err_queues:
+	ovpn_peer_queues_destroy(peer);
 err_dst:
 	dst_cache_destroy(&peer->dst_cache);
 err_stats:

@@ -51,6 +51,7 @@
 #include "stats.h"
 
 struct ovpn_peer_collection;
+struct ovpn_peer_queues;
 struct ovpn_priv;
 struct ovpn_socket;
 struct socket;
@@ -111,6 +112,8 @@ struct ovpn_transp_key {
  * @keepalive_timer: fires at the peer's next keepalive deadline
  * @keepalive_work: sends one keepalive packet from process context
  * @remove_entry: link in a private list of peers being removed together
+ * @queues: the ordered queues of the parallel path, if the device has one
+ *	    (see queue.h); set before the peer is published
  */
 struct ovpn_peer {
 	struct ovpn_priv *ovpn;
@@ -144,6 +147,7 @@ struct ovpn_peer {
 	struct timer_list keepalive_timer;
 	struct work_struct keepalive_work;
 	struct llist_node remove_entry;
+	struct ovpn_peer_queues *queues;
 };
 
 /**

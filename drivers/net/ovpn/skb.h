@@ -27,14 +27,24 @@ struct ovpn_peer;
  *		@crypto_tmp_percpu, else the packet's own allocation, freed
  *		by the post-crypto step; see ovpn_aead_request_free()
  * @payload_offset: offset of the ciphertext in the packet
+ * @pktid: the packet id a queued packet is to be encrypted with
+ * @crypt_ret: the AEAD's result, for a packet on the parallel path
  * @crypto_tmp_percpu: @crypto_tmp is a CPU's buffer
+ * @crypt_encrypt: the packet is on the parallel path's TX side (else RX)
+ * @crypt_done: the packet on the parallel path is through the AEAD;
+ *		written with release once @crypt_ret is set, read with
+ *		acquire by its ordered queue's work (see queue.c)
  */
 struct ovpn_cb {
 	struct ovpn_peer *peer;
 	struct ovpn_crypto_key_slot *ks;
 	void *crypto_tmp;
 	unsigned int payload_offset;
+	u32 pktid;
+	int crypt_ret;
 	bool crypto_tmp_percpu;
+	bool crypt_encrypt;
+	bool crypt_done;
 };
 
 static inline struct ovpn_cb *ovpn_skb_cb(struct sk_buff *skb)
