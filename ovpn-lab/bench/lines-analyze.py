@@ -16,8 +16,9 @@ each window was (windows.txt) and the guest's symbols
   ovpn code   transfers caused by an instruction in ovpn's code, whoever
               owns the line (the skb it works on, the device's counters)
 
-and the lines that moved most, named by the static symbol they hold, if
-any, by the function that touched them first in the window and by the
+the kernel instructions of the busiest vCPU (the critical path, where
+the packets of one flow are the only load) and of all vCPUs, and the
+lines that moved most, named by the static symbol they hold, if any, by the function that touched them first in the window and by the
 one that moved them last.  A "lossy" window (not every datagram
 arrived) counts per datagram received and is marked so.  Per vCPU, the instructions run in ovpn's code
 (the plugin's module blocks) say where the module ran at all.  A "ping" window has one CPU for both sides:
@@ -92,7 +93,7 @@ class Symbols:
 
 def read_plugin(path):
     """{window: {"xfers": [(addr, vcpu, n)], "blocks": [(addr, vcpu,
-    insns)], "lines": [...]}}."""
+    insns)], "lines": [...], "kinsn": {vcpu: kernel instructions}}}."""
     windows, cur = {}, None
     with open(path) as f:
         for line in f:
@@ -100,8 +101,11 @@ def read_plugin(path):
             if not parts:
                 continue
             if parts[0] == 'window':
-                cur = {'xfers': [], 'blocks': [], 'lines': []}
+                cur = {'xfers': [], 'blocks': [], 'lines': [],
+                       'kinsn': {}}
                 windows[int(parts[1])] = cur
+            elif parts[0] == 'vcpu':
+                cur['kinsn'][int(parts[1])] = int(parts[3])
             elif parts[0] in ('xfer', 'block'):
                 cur[parts[0] + 's'].append((int(parts[1], 16),
                                             int(parts[2]), int(parts[3])))
@@ -201,6 +205,10 @@ def analyze(d):
                 by_cpu[vcpu] += n
         res['ovpn_insns_by_cpu'] = {c: round(n / r['packets'], 1)
                                     for c, n in sorted(by_cpu.items())}
+        kinsn = w['kinsn']
+        res['kinsn_busiest'] = round(max(kinsn.values(), default=0) /
+                                     r['packets'])
+        res['kinsn_all'] = round(sum(kinsn.values()) / r['packets'])
         results.append(res)
     env = ''
     if os.path.exists(os.path.join(d, 'lines-env.txt')):
@@ -233,6 +241,14 @@ def markdown(report):
             r['transport'], r['module'], cell(r, 'tx', 'all'), cell(r, 'tx', 'ovpn_data'),
             cell(r, 'tx', 'ovpn_code'), cell(r, 'rx', 'all'),
             cell(r, 'rx', 'ovpn_data'), cell(r, 'rx', 'ovpn_code')))
+    out += ['', 'Kernel instructions per packet on the busiest vCPU '
+            '(the critical path) and on all of them:', '',
+            '| workload | transport | module | busiest vCPU | all vCPUs |',
+            '|---|---|---|---:|---:|']
+    for r in report['results']:
+        out.append('| %s | %s | %s | %d | %d |' % (
+            r['workload'], r['transport'], r['module'],
+            r['kinsn_busiest'], r['kinsn_all']))
     out += ['', 'Instructions in ovpn\'s code per packet, by vCPU:', '']
     for r in report['results']:
         out.append('- %s %s %s: %s' % (
