@@ -51,16 +51,19 @@ static struct workqueue_struct *ovpn_crypt_wq;
  */
 static DEFINE_PER_CPU(int, ovpn_crypt_cursor);
 
-/* The next online CPU after this CPU's last choice, round robin. */
+/*
+ * The next online CPU after this CPU's last choice, round robin.  On
+ * PREEMPT_RT, disabling BH does not disable preemption: a task that runs
+ * in between may make the same choice, which costs nothing.
+ */
 static int ovpn_crypt_next_cpu(void)
 {
 	int cpu;
 
-	cpu = cpumask_next(__this_cpu_read(ovpn_crypt_cursor),
-			   cpu_online_mask);
+	cpu = cpumask_next(this_cpu_read(ovpn_crypt_cursor), cpu_online_mask);
 	if (cpu >= nr_cpu_ids)
 		cpu = cpumask_first(cpu_online_mask);
-	__this_cpu_write(ovpn_crypt_cursor, cpu);
+	this_cpu_write(ovpn_crypt_cursor, cpu);
 	return cpu;
 }
 
