@@ -147,6 +147,20 @@ static void ovpn_ordered_work(struct work_struct *work)
 	ovpn_peer_put(peer);
 }
 
+/*
+ * The CPU an ordered queue's work runs on: always the same one, as long
+ * as it is online.  What comes after the queue has per-CPU queues of its
+ * own: the backlog netif_rx() fills (a veth), the TX queue XPS picks by
+ * CPU (a NIC), the device's GRO cells.  Packets of one peer posted from
+ * two CPUs could leave those in another order than they were posted.
+ */
+static int ovpn_ordered_cpu(const struct ovpn_ordered_queue *oq)
+{
+	if (likely(cpu_online(oq->cpu)))
+		return oq->cpu;
+	return cpumask_first(cpu_online_mask);
+}
+
 /**
  * ovpn_crypt_done - end of a queued packet's AEAD
  * @data: the packet
@@ -177,7 +191,7 @@ void ovpn_crypt_done(void *data, int ret)
 	ovpn_peer_hold(peer);
 	/* Pairs with the acquire in ovpn_ordered_next(). */
 	smp_store_release(&cb->crypt_done, true);
-	if (!queue_work(ovpn_crypt_wq, &oq->work))
+	if (!queue_work_on(ovpn_ordered_cpu(oq), ovpn_crypt_wq, &oq->work))
 		ovpn_peer_put(peer);
 }
 
@@ -317,11 +331,21 @@ void ovpn_parallel_destroy(struct ovpn_priv *ovpn)
 	ovpn->parallel = NULL;
 }
 
+/*
+ * A peer's two queues work on two CPUs, which differ from peer to peer
+ * (by peer id) where there are enough of them.
+ */
 static int ovpn_ordered_queue_init(struct ovpn_ordered_queue *oq,
 				   struct ovpn_peer *peer, bool encrypt)
 {
+	unsigned int cpu = peer->id * 2 + encrypt;
+
+	cpu = cpumask_nth(cpu % num_online_cpus(), cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
 	INIT_WORK(&oq->work, ovpn_ordered_work);
 	oq->peer = peer;
+	oq->cpu = cpu;
 	oq->encrypt = encrypt;
 	return ptr_ring_init(&oq->ring, OVPN_ORDERED_QUEUE_SIZE, GFP_KERNEL);
 }

@@ -72,12 +72,14 @@ struct ovpn_parallel {
  * @ring: the packets in the order they were queued; only @work consumes
  * @work: posts the packets at the head that are through the AEAD
  * @peer: the peer
+ * @cpu: where @work runs, while that CPU is online
  * @encrypt: TX (true) or RX
  */
 struct ovpn_ordered_queue {
 	struct ptr_ring ring;
 	struct work_struct work;
 	struct ovpn_peer *peer;
+	int cpu;
 	bool encrypt;
 };
 
