@@ -247,7 +247,7 @@ void ovpn_recv(struct ovpn_peer *peer, struct sk_buff *skb)
 	memset(cb, 0, sizeof(*cb));
 	cb->peer = peer;
 	cb->ks = ks;
-	if (peer->queues) {
+	if (ovpn_queue_wanted(peer, false)) {
 		/*
 		 * Decrypted on any CPU, then replay-checked in order, after
 		 * this softirq: the outer route may be one borrowed for its
@@ -379,7 +379,7 @@ static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
 	cb->ks = ks;
 	/* -ERANGE: the key ran out of packet ids (ovpn_encrypt_post()). */
 	ret = ovpn_pktid_xmit_next(&ks->pid_xmit, &pktid);
-	if (likely(!ret) && peer->queues) {
+	if (likely(!ret) && ovpn_queue_wanted(peer, true)) {
 		/* Encrypted on any CPU, then sent in order. */
 		cb->pktid = pktid;
 		ret = ovpn_queue_packet(peer, skb, true);

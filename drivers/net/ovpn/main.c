@@ -169,8 +169,49 @@ static void ovpn_get_drvinfo(struct net_device *dev,
 	strscpy(info->bus_info, "ovpn", sizeof(info->bus_info));
 }
 
+/*
+ * Private flags: "parallel-crypto" turns a P2P device's parallel path on
+ * (queue.c says what it costs and when it pays).
+ */
+#define OVPN_PRIV_FLAG_PARALLEL	BIT(0)
+
+static const char ovpn_priv_flags[][ETH_GSTRING_LEN] = {
+	"parallel-crypto",
+};
+
+static int ovpn_get_sset_count(struct net_device *dev, int sset)
+{
+	if (sset == ETH_SS_PRIV_FLAGS)
+		return ARRAY_SIZE(ovpn_priv_flags);
+	return -EOPNOTSUPP;
+}
+
+static void ovpn_get_strings(struct net_device *dev, u32 sset, u8 *buf)
+{
+	if (sset == ETH_SS_PRIV_FLAGS)
+		memcpy(buf, ovpn_priv_flags, sizeof(ovpn_priv_flags));
+}
+
+static u32 ovpn_get_priv_flags(struct net_device *dev)
+{
+	struct ovpn_priv *ovpn = netdev_priv(dev);
+
+	return ovpn_parallel_enabled(ovpn) ? OVPN_PRIV_FLAG_PARALLEL : 0;
+}
+
+static int ovpn_set_priv_flags(struct net_device *dev, u32 flags)
+{
+	struct ovpn_priv *ovpn = netdev_priv(dev);
+
+	return ovpn_parallel_enable(ovpn, flags & OVPN_PRIV_FLAG_PARALLEL);
+}
+
 static const struct ethtool_ops ovpn_ethtool_ops = {
 	.get_drvinfo		= ovpn_get_drvinfo,
+	.get_sset_count		= ovpn_get_sset_count,
+	.get_strings		= ovpn_get_strings,
+	.get_priv_flags		= ovpn_get_priv_flags,
+	.set_priv_flags		= ovpn_set_priv_flags,
 	.get_link		= ethtool_op_get_link,
 	.get_ts_info		= ethtool_op_get_ts_info,
 };

@@ -61,10 +61,13 @@ struct ovpn_crypt_ring {
  * struct ovpn_parallel - a device's parallel crypto
  * @encrypt: the packets to encrypt
  * @decrypt: the packets to decrypt
+ * @enabled: packets take this path (the "parallel-crypto" private flag);
+ *	     written under RTNL, read per packet with READ_ONCE()
  */
 struct ovpn_parallel {
 	struct ovpn_crypt_ring encrypt;
 	struct ovpn_crypt_ring decrypt;
+	bool enabled;
 };
 
 /**
@@ -98,10 +101,13 @@ void ovpn_queue_exit(void);
 
 int ovpn_parallel_init(struct ovpn_priv *ovpn);
 void ovpn_parallel_destroy(struct ovpn_priv *ovpn);
+bool ovpn_parallel_enabled(const struct ovpn_priv *ovpn);
+int ovpn_parallel_enable(struct ovpn_priv *ovpn, bool on);
 
 int ovpn_peer_queues_init(struct ovpn_peer *peer);
 void ovpn_peer_queues_destroy(struct ovpn_peer *peer);
 
+bool ovpn_queue_wanted(struct ovpn_peer *peer, bool encrypt);
 int ovpn_queue_packet(struct ovpn_peer *peer, struct sk_buff *skb,
 		      bool encrypt);
 void ovpn_crypt_done(void *data, int ret);

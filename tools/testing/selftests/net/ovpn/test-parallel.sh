@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The parallel path of a P2P device: one flow's packets are encrypted and
-# decrypted by the workers of more than one CPU, and still come out in the
-# order they went in, every one counted; keys swapped and deleted, a
-# device deleted and a peer deleted while packets are in flight.
+# The parallel path of a P2P device, turned on by its "parallel-crypto"
+# private flag (off by default, refused by an MP device): one flow's
+# packets are encrypted and decrypted by the workers of more than one CPU,
+# and still come out in the order they went in, every one counted; turned
+# off, the workers run no more; keys swapped and deleted, a device
+# deleted and a peer deleted while packets are in flight.
 #
 #   ns a: tun-a (P2P, 5.5.8.1) -- veth 10.10.8.1 == 10.10.8.2 -- ns b: tun-b
 #   (P2P, 5.5.8.2); a knows b as peer 2, b knows a as peer 1.
@@ -36,6 +38,32 @@ setup_topology()
 	in_a ping -q -c 2 -i 0.2 -W 2 5.5.8.2
 }
 
+# priv_flag NS IFNAME: the device's parallel-crypto flag, "on" or "off".
+priv_flag()
+{
+	ip netns exec "$1" ethtool --show-priv-flags "$2" |
+		sed -n 's/^parallel-crypto *: *//p'
+}
+
+# Off by default; an MP device has no parallel path to turn on; on at
+# both ends for what follows.
+private_flag()
+{
+	command -v ethtool >/dev/null || {
+		echo "no ethtool"
+		return "$KSFT_SKIP"
+	}
+	expect_eq "a's flag by default" off "$(priv_flag "$NA" tun-a)"
+	in_a "$OVPN_CLI" new_iface tun-mp mp
+	! in_a ethtool --set-priv-flags tun-mp parallel-crypto on ||
+		fail "an MP device took the flag"
+	expect_eq "the MP device's flag" off "$(priv_flag "$NA" tun-mp)"
+	in_a ip link del tun-mp
+	in_a ethtool --set-priv-flags tun-a parallel-crypto on
+	in_b ethtool --set-priv-flags tun-b parallel-crypto on
+	expect_eq "a's flag set" on "$(priv_flag "$NA" tun-a)"
+}
+
 # wq_trace 1|0: record which CPU runs each work item, or stop.
 wq_trace()
 {
@@ -47,26 +75,46 @@ wq_trace()
 	echo "$1" >"$tr/events/workqueue/workqueue_execute_start/enable"
 }
 
-# One sender on CPU 0, 3000 datagrams in bursts of 64: all of them reach
-# the receiver in order, b's peer counts each once, and the workers that
-# ran the AEAD ran on more than one CPU.
-in_order()
+# crypt_cpus: the CPUs that ran ovpn's crypto workers while traced.
+crypt_cpus()
 {
-	local n=3000 before after cpus
+	sed -n 's/.*\[\([0-9]*\)\].*function ovpn_crypt_work.*/\1/p' \
+		/sys/kernel/tracing/trace | sort -u | xargs
+}
+
+# seq_flow N: N datagrams in bursts of 64 from one sender on CPU 0, all
+# received in order and counted once by b's peer.
+seq_flow()
+{
+	local n=$1 before after
 
 	before=$(in_b "$OVPN_CLI" get_peer tun-b 1)
 	start_ready "$TMPDIR/recv.log" in_b python3 "$SEQ" recv 5.5.8.2 \
 		4000 "$n" "$(secs 5)"
-	wq_trace 1 || true
 	in_a taskset -c 0 python3 "$SEQ" send 5.5.8.2 4000 "$n" 0.005
 	wait_until log_has "$TMPDIR/recv.log" '^got='
-	wq_trace 0 || true
 	after=$(in_b "$OVPN_CLI" get_peer tun-b 1)
 	cat "$TMPDIR/recv.log"
 	expect_eq "datagrams received" "got=$n late=0" \
 		"$(grep '^got=' "$TMPDIR/recv.log")"
 	expect_eq "packets b's peer received" "$n" \
 		"$(peer_delta vpn_rx_packets "$before" "$after")"
+}
+
+# 3000 datagrams through the parallel path: all in order, and the workers
+# that ran the AEAD ran on more than one CPU.
+in_order()
+{
+	local cpus
+
+	[ "$(priv_flag "$NA" tun-a 2>/dev/null)" = on ] || {
+		echo "parallel-crypto is not on"
+		return "$KSFT_SKIP"
+	}
+
+	wq_trace 1 || true
+	seq_flow 3000
+	wq_trace 0 || true
 
 	[ -r /sys/kernel/tracing/trace ] &&
 		grep -q workqueue_execute_start /sys/kernel/tracing/trace || {
@@ -74,11 +122,25 @@ in_order()
 		return "$KSFT_SKIP"
 	}
 	[ "$(nproc)" -gt 1 ] || { echo "one CPU"; return "$KSFT_SKIP"; }
-	cpus=$(sed -n 's/.*\[\([0-9]*\)\].*function ovpn_crypt_work.*/\1/p' \
-		/sys/kernel/tracing/trace | sort -u | xargs)
+	cpus=$(crypt_cpus)
 	ktap_note "CPUs that ran ovpn's crypto workers: ${cpus:-none}"
 	[ "$(wc -w <<<"$cpus")" -ge 2 ] ||
 		fail "crypto workers ran on CPUs '$cpus' only"
+}
+
+# Turned off at both ends: the next datagrams are processed inline, no
+# crypto worker runs, and they still arrive in order; then on again.
+turned_off()
+{
+	command -v ethtool >/dev/null || { echo "no ethtool"; return "$KSFT_SKIP"; }
+	in_a ethtool --set-priv-flags tun-a parallel-crypto off
+	in_b ethtool --set-priv-flags tun-b parallel-crypto off
+	wq_trace 1 || { echo "no workqueue events to trace"; return "$KSFT_SKIP"; }
+	seq_flow 500
+	wq_trace 0
+	expect_eq "CPUs that ran crypto workers while off" "" "$(crypt_cpus)"
+	in_a ethtool --set-priv-flags tun-a parallel-crypto on
+	in_b ethtool --set-priv-flags tun-b parallel-crypto on
 }
 
 # blast_start FROM_NS DST: datagrams as fast as a sender goes, until
@@ -137,9 +199,11 @@ peer_deleted_under_load()
 
 ovpn_require
 
-ktap_plan 6
+ktap_plan 8
 run_test setup setup_topology
+run_test private_flag private_flag
 run_noted in_order in_order
+run_test turned_off turned_off
 run_test key_swap_under_load key_swap_under_load
 run_test device_deleted_under_load device_deleted_under_load
 run_test peer_deleted_under_load peer_deleted_under_load
