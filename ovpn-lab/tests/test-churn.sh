@@ -276,11 +276,16 @@ net_up()
 	EOF
 }
 
-# dev_new NS IFNAME p2p|mp: a new ovpn device, instead of any old one.
+# dev_new NS IFNAME p2p|mp: a new ovpn device, instead of any old one.  A
+# P2P one gets its parallel path (the "parallel-crypto" private flag),
+# so that the churn deletes devices, peers and keys, namespaces and the
+# module with packets queued there too.
 dev_new()
 {
 	ip -n "$1" link del "$2" 2>/dev/null || true
 	cli "$1" new_iface "$2" "$3" >/dev/null
+	[ "$3" != p2p ] ||
+		in_netns "$1" ethtool --set-priv-flags "$2" parallel-crypto on
 }
 
 # dev_move NS IFNAME TO ADDR: move the device to namespace TO, where it
