@@ -132,10 +132,16 @@ in_order()
 # crypto worker runs, and they still arrive in order; then on again.
 turned_off()
 {
-	command -v ethtool >/dev/null || { echo "no ethtool"; return "$KSFT_SKIP"; }
+	command -v ethtool >/dev/null || {
+		echo "no ethtool"
+		return "$KSFT_SKIP"
+	}
 	in_a ethtool --set-priv-flags tun-a parallel-crypto off
 	in_b ethtool --set-priv-flags tun-b parallel-crypto off
-	wq_trace 1 || { echo "no workqueue events to trace"; return "$KSFT_SKIP"; }
+	wq_trace 1 || {
+		echo "no workqueue events to trace"
+		return "$KSFT_SKIP"
+	}
 	seq_flow 500
 	wq_trace 0
 	expect_eq "CPUs that ran crypto workers while off" "" "$(crypt_cpus)"
