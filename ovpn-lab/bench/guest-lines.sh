@@ -21,6 +21,9 @@
 #   rx-rps   RX fan-out: 8 streams sent from CPU 0, decrypted on the last
 #            CPU (RPS on b's veth), then spread by RPS on tun-b over
 #            CPUs 1 to last, where their receivers are pinned
+#   par-N    our module only, UDP: tx-N (N = 1, 8) and rx-rps (par-rps)
+#            again with both P2P devices' "parallel-crypto" private flag
+#            on, so that the AEAD runs on every CPU's crypto worker
 #   mp-64    64 peers: a's tun-a is a multipoint device with 64 peers, b
 #            has a P2P device for each (tun-b1..64, 5.5.1.<i>, each on its
 #            own port); one stream per peer, sent from every CPU but the
@@ -170,6 +173,28 @@ workloads()
 	fan count "$module" "$transport" rx-rps 8 0 "$(cpu_list 1 "$last")"
 }
 
+# par_workloads: our module's parallel path, over the UDP tunnel that
+# bench_tunnel set up: par-1, par-8 and par-rps, as tx-1, tx-8 and rx-rps.
+par_workloads()
+{
+	local streams
+
+	in_a ethtool --set-priv-flags tun-a parallel-crypto on
+	in_b ethtool --set-priv-flags tun-b parallel-crypto on
+	for streams in 1 8; do
+		bench_log "ours udp: par-$streams"
+		fan warm ours udp par-$streams "$streams" \
+			"$(cpu_list 0 $((last - 1)))" "$last"
+		fan count ours udp par-$streams "$streams" \
+			"$(cpu_list 0 $((last - 1)))" "$last"
+	done
+	bench_log "ours udp: par-rps"
+	in_b sh -c "cat $BENCH_TMP/rps-tun \
+		>/sys/class/net/tun-b/queues/rx-0/rps_cpus"
+	fan warm ours udp par-rps 8 0 "$(cpu_list 1 "$last")"
+	fan count ours udp par-rps 8 0 "$(cpu_list 1 "$last")"
+}
+
 # mp_workload MODULE: the 64 peers' window.
 mp_workload()
 {
@@ -201,6 +226,10 @@ for module in ours upstream; do
 	for transport in udp tcp; do
 		bench_tunnel "$transport" aes128
 		workloads "$module" "$transport"
+		if [ "$module" = ours ] && [ "$transport" = udp ]; then
+			bench_tunnel udp aes128
+			par_workloads
+		fi
 	done
 	mp_workload "$module"
 	bench_tunnel_down
