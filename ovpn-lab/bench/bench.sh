@@ -30,7 +30,8 @@
 #         plugin's coherence model, running guest-lines.sh: cache-line
 #         transfers between CPUs per packet, through one peer, for TX
 #         fan-in, RX fan-out by RPS and a flood ping, UDP and TCP
-#         transport, on each module; lines-analyze.py writes lines.md
+#         transport, on each module, and our module's parallel path
+#         (par-*); lines-analyze.py writes lines.md
 #         and lines.json in each boot's directory.
 #
 # And one that measures nothing, not part of "all":
