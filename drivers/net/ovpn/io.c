@@ -379,16 +379,18 @@ static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
 	cb->ks = ks;
 	/* -ERANGE: the key ran out of packet ids (ovpn_encrypt_post()). */
 	ret = ovpn_pktid_xmit_next(&ks->pid_xmit, &pktid);
-	if (likely(!ret) && ovpn_queue_wanted(peer, true)) {
-		/* Encrypted on any CPU, then sent in order. */
-		cb->pktid = pktid;
-		ret = ovpn_queue_packet(peer, skb, true);
-		if (likely(!ret))
-			return;
-	} else if (likely(!ret)) {
-		ret = ovpn_aead_encrypt(&ks->encrypt,
-					ovpn_data_opcode(peer, ks), pktid,
-					ovpn_encrypt_done, skb);
+	if (likely(!ret)) {
+		if (ovpn_queue_wanted(peer, true)) {
+			/* Encrypted on any CPU, then sent in order. */
+			cb->pktid = pktid;
+			ret = ovpn_queue_packet(peer, skb, true);
+			if (likely(!ret))
+				return;
+		} else {
+			ret = ovpn_aead_encrypt(&ks->encrypt,
+						ovpn_data_opcode(peer, ks),
+						pktid, ovpn_encrypt_done, skb);
+		}
 	}
 	/* As on RX: -EBUSY without a backlog is a refusal. */
 	if (ret == -EINPROGRESS)

@@ -153,6 +153,13 @@ static void ovpn_ordered_work(struct work_struct *work)
 	ovpn_peer_put(peer);
 }
 
+/* @peer's ordered queue of one direction. */
+static struct ovpn_ordered_queue *ovpn_ordered_queue_of(struct ovpn_peer *peer,
+							bool encrypt)
+{
+	return encrypt ? &peer->queues->tx : &peer->queues->rx;
+}
+
 /*
  * The CPU an ordered queue's work runs on: always the same one, as long
  * as it is online.  What comes after the queue has per-CPU queues of its
@@ -186,7 +193,7 @@ void ovpn_crypt_done(void *data, int ret)
 	struct ovpn_peer *peer = cb->peer;
 	struct ovpn_ordered_queue *oq;
 
-	oq = cb->crypt_encrypt ? &peer->queues->tx : &peer->queues->rx;
+	oq = ovpn_ordered_queue_of(peer, cb->crypt_encrypt);
 	cb->crypt_ret = ret;
 	/*
 	 * Once the packet is marked, a work already running may post it and
@@ -222,7 +229,7 @@ bool ovpn_queue_wanted(struct ovpn_peer *peer, bool encrypt)
 		return false;
 	if (READ_ONCE(peer->ovpn->parallel->enabled))
 		return true;
-	oq = encrypt ? &peer->queues->tx : &peer->queues->rx;
+	oq = ovpn_ordered_queue_of(peer, encrypt);
 	/* A hint without the lock is enough: only the work consumes. */
 	return !__ptr_ring_empty(&oq->ring);
 }
@@ -251,7 +258,7 @@ int ovpn_queue_packet(struct ovpn_peer *peer, struct sk_buff *skb,
 	struct ovpn_crypt_ring *cr;
 	int cpu;
 
-	oq = encrypt ? &peer->queues->tx : &peer->queues->rx;
+	oq = ovpn_ordered_queue_of(peer, encrypt);
 	cr = encrypt ? &par->encrypt : &par->decrypt;
 	cb->crypt_encrypt = encrypt;
 	cb->crypt_done = false;
