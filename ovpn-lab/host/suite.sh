@@ -13,6 +13,8 @@
 #                 [script...]
 #   flavour: amd64, rt-amd64, debug or debug-rt (see boot.sh); scripts
 #   default to every selftest; outdir defaults to .build/out/suite-<flavour>
+#   OVPN_PARALLEL=1: every P2P device the tests bring up with link_up
+#   (lib.sh) encrypts and decrypts on every CPU
 #   -t: the time one script may run, 900 s by default, 3600 s on the debug
 #   kernels, which run several times slower under emulation.  The limit
 #   is there to end a hung script, not to time one, and machines differ:
@@ -75,6 +77,7 @@ if [ -n "$ko" ]; then
 		OVPN_CLI=/src/$ksft/net/ovpn/ovpn-cli \
 		${ko_end:+OVPN_KO_PKTID_END=/src/$ko_end} \
 		OVPN_TEST_TIMEOUT=$script_limit \
+		${OVPN_PARALLEL:+OVPN_PARALLEL=$OVPN_PARALLEL} \
 		ovpn-lab/guest/selftests.sh $scripts >&2
 	"$LAB_DIR/host/check-log.sh" "$REPO_DIR/$out/console.log"
 	lab_result $? "guest kernel log is clean ($kver)"

@@ -415,6 +415,12 @@ link_up()
 		*) ip -n "$ns" addr add "$addr/24" dev "$dev" ;;
 		esac
 	done
+	# OVPN_PARALLEL=1: a run of every script on the parallel path.  MP
+	# devices refuse the flag and stay inline.
+	if [ "${OVPN_PARALLEL:-0}" = 1 ]; then
+		ip netns exec "$ns" ethtool --set-priv-flags "$dev" \
+			parallel-crypto on 2>/dev/null || true
+	fi
 	ip -n "$ns" link set "$dev" up
 }
 

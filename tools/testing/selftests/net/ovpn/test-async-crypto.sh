@@ -111,10 +111,8 @@ setup_topology()
 		10.10.7.2 3102 tx_id 1 stay
 	start_ready "$TMPDIR/b.log" in_b "$OVPN_CLI" new_peer tun-b 1 3102 \
 		10.10.7.1 3101 tx_id 2 stay
-	in_a ip addr add 5.5.7.1/24 dev tun-a
-	in_b ip addr add 5.5.7.2/24 dev tun-b
-	in_a ip link set tun-a up
-	in_b ip link set tun-b up
+	link_up "$NA" tun-a 5.5.7.1
+	link_up "$NB" tun-b 5.5.7.2
 }
 
 # kmem_trace 1|0: trace the allocations whose call site is in ovpn.ko.

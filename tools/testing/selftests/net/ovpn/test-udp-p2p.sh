@@ -33,10 +33,8 @@ setup_topology()
 	# Tracked: p2p_peer_replaced closes this socket alone.
 	start_tracked "$TMPDIR/b.log" ip netns exec "$NB" "$OVPN_CLI" \
 		new_peer tun-b 1 3002 10.10.6.1 3001 tx_id 2 stay
-	in_a ip addr add 5.5.6.1/24 dev tun-a
-	in_b ip addr add 5.5.6.2/24 dev tun-b
-	in_a ip link set tun-a up
-	in_b ip link set tun-b up
+	link_up "$NA" tun-a 5.5.6.1
+	link_up "$NB" tun-b 5.5.6.2
 	expect_eq "carrier with a peer" 1 \
 		"$(in_a cat /sys/class/net/tun-a/carrier)"
 }
@@ -199,8 +197,7 @@ move_tun_b()
 {
 	ip -n "$1" link set tun-b netns "$2"
 	[ "$2" = "$NB" ] || return 0
-	in_b ip addr add 5.5.6.2/24 dev tun-b
-	in_b ip link set tun-b up
+	link_up "$NB" tun-b 5.5.6.2
 }
 
 # Seen from c, the peer's socket is in another namespace: the dump and a
