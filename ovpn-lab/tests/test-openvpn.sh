@@ -116,10 +116,10 @@ side()
 srv_ifindex() { in_srv cat "/sys/class/net/$1/ifindex"; }
 
 # peer_del_ntf SRV_DEV ID REASON: the pattern of the notification of the
-# server's SRV_DEV deleting its peer ID for REASON.
+# server's SRV_DEV deleting its peer ID for REASON (its counters follow).
 peer_del_ntf()
 {
-	echo "^ntf peer_del ifindex=$(srv_ifindex "$1") id=$2 reason=$3\$"
+	echo "^ntf peer_del ifindex=$(srv_ifindex "$1") id=$2 reason=$3 "
 }
 
 # client_vpn N: the VPN address the server gave client N.

@@ -602,6 +602,11 @@ out:
 }
 
 /* A remote transport address: IPv4 or IPv6 (with its scope), and port. */
+/* The most ovpn_nl_put_remote() writes: an IPv6 address, scope and port */
+#define OVPN_NL_REMOTE_SIZE	(nla_total_size(sizeof(struct in6_addr)) + \
+				 nla_total_size(sizeof(u32)) + \
+				 nla_total_size(sizeof(__be16)))
+
 static int ovpn_nl_put_remote(struct sk_buff *skb,
 			      const union ovpn_sockaddr *ss)
 {
@@ -639,6 +644,12 @@ out:
 	rcu_read_unlock();
 	return ret;
 }
+
+/*
+ * The most ovpn_nl_put_stats() writes: eight counters, each a u32 or a
+ * u64 (nla_put_uint() takes the smaller that holds the value).
+ */
+#define OVPN_NL_STATS_SIZE	(8 * nla_total_size(sizeof(u64)))
 
 static int ovpn_nl_put_stats(struct sk_buff *skb, struct ovpn_peer *peer)
 {
@@ -1085,13 +1096,20 @@ static void ovpn_nl_notify(struct ovpn_peer *peer, struct sk_buff *msg)
 				OVPN_NLGRP_PEERS, GFP_ATOMIC);
 }
 
-/* Start a notification: message, header and IFINDEX. */
+/*
+ * Start a notification: message, header and IFINDEX, with room for a nest
+ * of @nest_len bytes of attributes.  The message is sized to what it
+ * carries, not NLMSG_GOODSIZE: a mass removal queues one per peer on
+ * every listener, whose receive buffer is charged with each message's
+ * allocation; a page each would fill it several times sooner.
+ */
 static struct sk_buff *ovpn_nl_ntf_start(struct ovpn_peer *peer, u8 cmd,
-					 void **hdr)
+					 size_t nest_len, void **hdr)
 {
 	struct sk_buff *msg;
 
-	msg = nlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	msg = genlmsg_new(nla_total_size(sizeof(u32)) +
+			  nla_total_size(nest_len), GFP_ATOMIC);
 	if (!msg)
 		return NULL;
 	*hdr = genlmsg_put(msg, 0, 0, &ovpn_nl_family, 0, cmd);
@@ -1115,6 +1133,13 @@ static void ovpn_nl_ntf_send(struct ovpn_peer *peer, struct sk_buff *msg,
  * ovpn_nl_peer_del_notify - tell userspace that a peer was removed
  * @peer: the removed peer, with its delete_reason set
  *
+ * Besides the id and the reason, the notification carries the peer's
+ * counters, as PEER_GET gives them, read once the peer is unpublished:
+ * after a mass removal a daemon's PEER_GET for each notified peer finds
+ * nothing, and its final accounting would be lost.  Only packets that
+ * found the peer before it was unpublished, still in flight, can count
+ * after the read: at most what its queues hold.
+ *
  * Context: any.
  */
 void ovpn_nl_peer_del_notify(struct ovpn_peer *peer)
@@ -1123,13 +1148,16 @@ void ovpn_nl_peer_del_notify(struct ovpn_peer *peer)
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = ovpn_nl_ntf_start(peer, OVPN_CMD_PEER_DEL_NTF, &hdr);
+	msg = ovpn_nl_ntf_start(peer, OVPN_CMD_PEER_DEL_NTF,
+				2 * nla_total_size(sizeof(u32)) +
+				OVPN_NL_STATS_SIZE, &hdr);
 	if (!msg)
 		goto fail;
 	nest = nla_nest_start(msg, OVPN_A_PEER);
 	if (!nest ||
 	    nla_put_u32(msg, OVPN_A_PEER_DEL_REASON, peer->delete_reason) ||
-	    nla_put_u32(msg, OVPN_A_PEER_ID, peer->id)) {
+	    nla_put_u32(msg, OVPN_A_PEER_ID, peer->id) ||
+	    ovpn_nl_put_stats(msg, peer)) {
 		nlmsg_free(msg);
 		goto fail;
 	}
@@ -1155,7 +1183,9 @@ void ovpn_nl_key_swap_notify(struct ovpn_peer *peer, u8 key_id)
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = ovpn_nl_ntf_start(peer, OVPN_CMD_KEY_SWAP_NTF, &hdr);
+	msg = ovpn_nl_ntf_start(peer, OVPN_CMD_KEY_SWAP_NTF,
+				nla_total_size(sizeof(u32)) +
+				nla_total_size(sizeof(u16)), &hdr);
 	if (!msg)
 		return;
 	nest = nla_nest_start(msg, OVPN_A_KEYCONF);
@@ -1183,7 +1213,9 @@ void ovpn_nl_peer_float_notify(struct ovpn_peer *peer,
 	void *hdr;
 	int ret;
 
-	msg = ovpn_nl_ntf_start(peer, OVPN_CMD_PEER_FLOAT_NTF, &hdr);
+	msg = ovpn_nl_ntf_start(peer, OVPN_CMD_PEER_FLOAT_NTF,
+				OVPN_NL_REMOTE_SIZE +
+				nla_total_size(sizeof(u32)), &hdr);
 	if (!msg)
 		return;
 	nest = nla_nest_start(msg, OVPN_A_PEER);

@@ -1453,6 +1453,18 @@ static int cli_field_value(const struct cli_field *f, struct nlattr **tb,
 	return 1;
 }
 
+/* a peer's counters: in PEER_GET replies and, last, in PEER_DEL_NTF */
+static const struct cli_field cli_counter_fields[] = {
+	CLI_FIELD("vpn_rx_bytes", OVPN_A_PEER_VPN_RX_BYTES, CLI_F_NUM),
+	CLI_FIELD("vpn_rx_packets", OVPN_A_PEER_VPN_RX_PACKETS, CLI_F_NUM),
+	CLI_FIELD("vpn_tx_bytes", OVPN_A_PEER_VPN_TX_BYTES, CLI_F_NUM),
+	CLI_FIELD("vpn_tx_packets", OVPN_A_PEER_VPN_TX_PACKETS, CLI_F_NUM),
+	CLI_FIELD("link_rx_bytes", OVPN_A_PEER_LINK_RX_BYTES, CLI_F_NUM),
+	CLI_FIELD("link_rx_packets", OVPN_A_PEER_LINK_RX_PACKETS, CLI_F_NUM),
+	CLI_FIELD("link_tx_bytes", OVPN_A_PEER_LINK_TX_BYTES, CLI_F_NUM),
+	CLI_FIELD("link_tx_packets", OVPN_A_PEER_LINK_TX_PACKETS, CLI_F_NUM),
+};
+
 static const struct cli_field cli_peer_fields[] = {
 	CLI_FIELD("id", OVPN_A_PEER_ID, CLI_F_NUM),
 	CLI_FIELD("tx_id", OVPN_A_PEER_TX_ID, CLI_F_NUM),
@@ -1467,14 +1479,6 @@ static const struct cli_field cli_peer_fields[] = {
 		  CLI_F_NUM),
 	CLI_FIELD("keepalive_timeout", OVPN_A_PEER_KEEPALIVE_TIMEOUT,
 		  CLI_F_NUM),
-	CLI_FIELD("vpn_rx_bytes", OVPN_A_PEER_VPN_RX_BYTES, CLI_F_NUM),
-	CLI_FIELD("vpn_rx_packets", OVPN_A_PEER_VPN_RX_PACKETS, CLI_F_NUM),
-	CLI_FIELD("vpn_tx_bytes", OVPN_A_PEER_VPN_TX_BYTES, CLI_F_NUM),
-	CLI_FIELD("vpn_tx_packets", OVPN_A_PEER_VPN_TX_PACKETS, CLI_F_NUM),
-	CLI_FIELD("link_rx_bytes", OVPN_A_PEER_LINK_RX_BYTES, CLI_F_NUM),
-	CLI_FIELD("link_rx_packets", OVPN_A_PEER_LINK_RX_PACKETS, CLI_F_NUM),
-	CLI_FIELD("link_tx_bytes", OVPN_A_PEER_LINK_TX_BYTES, CLI_F_NUM),
-	CLI_FIELD("link_tx_packets", OVPN_A_PEER_LINK_TX_PACKETS, CLI_F_NUM),
 };
 
 static const struct cli_field cli_key_fields[] = {
@@ -1529,7 +1533,7 @@ static int cli_print_view(struct nlmsghdr *nlh, const struct cli_view *v)
 	struct nlattr *tb[CLI_NEST_MAX + 1] = {};
 	struct nlattr *top[OVPN_A_MAX + 1];
 	const struct cli_field *f;
-	size_t i, len;
+	size_t i, n, len;
 	int ret;
 
 	if (genlmsg_parse(nlh, 0, top, OVPN_A_MAX, NULL) < 0 ||
@@ -1538,8 +1542,13 @@ static int cli_print_view(struct nlmsghdr *nlh, const struct cli_view *v)
 		goto bad;
 
 	len = snprintf(line, sizeof(line), "%s", v->prefix);
-	for (i = 0; i < v->n_fields; i++) {
-		f = &v->fields[i];
+	/* a peer's counters follow, printed where the message has them */
+	n = v->n_fields;
+	if (v->nest == OVPN_A_PEER)
+		n += ARRAY_SIZE(cli_counter_fields);
+	for (i = 0; i < n; i++) {
+		f = i < v->n_fields ? &v->fields[i] :
+				      &cli_counter_fields[i - v->n_fields];
 		ret = cli_field_value(f, f->top ? top : tb, val, sizeof(val));
 		if (ret < 0)
 			goto bad;

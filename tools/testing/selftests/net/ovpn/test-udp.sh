@@ -242,14 +242,41 @@ float_peer()
 	in_srv ping -q -c 2 -i 0.2 -W 2 5.5.5.2
 }
 
+# final_counters BEFORE NTF N VPN_BYTES: the counters a notification NTF
+# gives are those of the PEER_GET line BEFORE plus N packets each way of
+# VPN_BYTES (24 more on the link).
+final_counters()
+{
+	local before=$1 ntf=$2 n=$3 b=$4 f
+
+	for f in vpn_rx_packets vpn_tx_packets \
+		 link_rx_packets link_tx_packets; do
+		expect_eq "$f since the last get" "$n" \
+			"$(peer_delta $f "$before" "$ntf")" || return
+	done
+	for f in vpn_rx_bytes vpn_tx_bytes; do
+		expect_eq "$f since the last get" $((n * b)) \
+			"$(peer_delta $f "$before" "$ntf")" || return
+	done
+	for f in link_rx_bytes link_tx_bytes; do
+		expect_eq "$f since the last get" $((n * (b + 24))) \
+			"$(peer_delta $f "$before" "$ntf")" || return
+	done
+}
+
+# The notification carries the peer's final counters: the daemon's
+# PEER_GET after it would find no peer.
 delete_peer_notifies()
 {
-	local log=$TMPDIR/ntf.log
+	local log=$TMPDIR/ntf.log before n=3
 
+	before=$(in_srv "$OVPN_CLI" get_peer tun0 2)
+	in_c 2 ping -q -c $n -i 0.2 -W 2 -s 100 5.5.5.1
 	ntf_listen "$log" 1 in_srv
 	in_srv "$OVPN_CLI" del_peer tun0 2
 	ntf_wait "$log" '^ntf peer_del .* id=2 reason=userspace' ||
-		fail "no userspace peer_del notification for peer 2"
+		fail "no userspace peer_del notification for peer 2" || return
+	final_counters "$before" "$(grep ' id=2 ' "$log")" $n 128 || return
 	! in_c 2 ping -q -c 1 -W 1 5.5.5.1 ||
 		fail "deleted peer still reachable"
 	in_c 1 ping -q -c 1 -W 2 5.5.5.1
@@ -303,9 +330,53 @@ keepalive_expiry_p2p()
 		"$(in_c 1 cat /sys/class/net/tun1/carrier)"
 }
 
+# Closing a socket removes its 1,000 peers at once, each notified with
+# its final counters.  Peer 1001 sends pings that nobody answers: they
+# are routed to client 1, which drops them.
+mass_close_counts()
+{
+	local log=$TMPDIR/mass.log peers=$TMPDIR/mass.peers before ntf n=3
+
+	# peer_id raddr rport vpn4 vpn6
+	awk 'BEGIN { for (i = 1; i <= 1000; i++)
+		printf "%d 10.31.%d.%d 1194 100.101.%d.%d -\n", 1000 + i,
+		       int(i / 256), i % 256, int(i / 256), i % 256 }' >"$peers"
+	in_srv ip route add 10.31.0.0/16 via 10.10.1.2
+	in_srv "$OVPN_CLI" new_iface tun7 mp
+	start_tracked "$TMPDIR/mass-srv.log" ip netns exec "$SRV" \
+		"$OVPN_CLI" new_multi_peer tun7 1199 "$peers" stay || return
+	in_srv ip addr add 100.101.255.254/16 dev tun7
+	in_srv ip link set tun7 up
+	in_srv "$OVPN_CLI" new_key tun7 1001 primary 1 aes128 0 "$KEY"
+	in_srv ping -q -c 1 -W 1 100.101.0.1 >/dev/null || true
+	before=$(in_srv "$OVPN_CLI" get_peer tun7 1001)
+	in_srv ping -q -c $n -i 0.2 -W 1 100.101.0.1 >/dev/null || true
+	ntf_listen "$log" 1000 in_srv || return
+	bg_stop "$TMPDIR/mass-srv.log"
+	wait "$(cat "$log.pid")"
+	ntf='^ntf peer_del .* reason=transport_disconnect .* link_tx_packets='
+	expect_eq "notifications with counters" 1000 \
+		"$(grep -c "$ntf" "$log")" || return
+	ntf=$(grep '^ntf peer_del .* id=1001 ' "$log")
+	echo "before: $before"
+	echo "ntf:    $ntf"
+	# 56 bytes of ICMP payload + 8 ICMP + 20 IP, 24 bytes of overhead
+	expect_eq "vpn_tx_packets since the last get" $n \
+		"$(peer_delta vpn_tx_packets "$before" "$ntf")" || return
+	expect_eq "link_tx_packets since the last get" $n \
+		"$(peer_delta link_tx_packets "$before" "$ntf")" || return
+	expect_eq "vpn_tx_bytes since the last get" $((n * 84)) \
+		"$(peer_delta vpn_tx_bytes "$before" "$ntf")" || return
+	expect_eq "link_tx_bytes since the last get" $((n * 108)) \
+		"$(peer_delta link_tx_bytes "$before" "$ntf")" || return
+	expect_eq "vpn_rx_packets" 0 "$(peer_val vpn_rx_packets "$ntf")" ||
+		return
+	in_srv ip link del tun7
+}
+
 ovpn_require
 
-ktap_plan 17
+ktap_plan 18
 run_test setup_topology setup_topology
 run_test install_keys install_keys
 run_test ping_ipv4 ping_ipv4
@@ -323,4 +394,5 @@ run_test delete_peer_notifies delete_peer_notifies
 run_test delete_under_traffic delete_under_traffic
 run_test keepalive_expiry_mp keepalive_expiry_mp
 run_test keepalive_expiry_p2p keepalive_expiry_p2p
+run_test mass_close_counts mass_close_counts
 ktap_finish
