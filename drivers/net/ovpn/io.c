@@ -22,6 +22,7 @@
 #include "aead.h"
 #include "crypto.h"
 #include "io.h"
+#include "mss.h"
 #include "netlink.h"
 #include "ovpnpriv.h"
 #include "peer.h"
@@ -73,7 +74,10 @@ static void ovpn_post_put(struct ovpn_peer *peer,
 	ovpn_peer_put(peer);
 }
 
-/* Hand a decrypted IP packet to the stack; BH disabled (GRO cells). */
+/*
+ * Hand a decrypted IP packet, CHECKSUM_NONE, to the stack; BH disabled
+ * (GRO cells).
+ */
 static void ovpn_deliver(struct ovpn_peer *peer, struct sk_buff *skb)
 {
 	struct net_device *dev = peer->ovpn->dev;
@@ -81,7 +85,6 @@ static void ovpn_deliver(struct ovpn_peer *peer, struct sk_buff *skb)
 
 	skb->dev = dev;
 	skb->pkt_type = PACKET_HOST;
-	skb->ip_summed = CHECKSUM_NONE;
 	/*
 	 * What the transport left (GSO state, dst, mark, conntrack) is not
 	 * ours.  Nor is its flow hash: computed from the outer 5-tuple (RSS,
@@ -171,6 +174,15 @@ void ovpn_decrypt_post(struct sk_buff *skb, int ret)
 				    netdev_name(peer->ovpn->dev), peer->id);
 		goto drop;
 	}
+	/*
+	 * The other end's SYN, if it did not clamp for this path.  The
+	 * checksum state the skb has is the outer packet's (CHECKSUM_PARTIAL
+	 * from a local sender over veth): the plaintext has none, and the
+	 * clamp must update the TCP checksum itself.
+	 */
+	skb->ip_summed = CHECKSUM_NONE;
+	if (unlikely(!ovpn_mss_clamp(peer, skb)))
+		goto drop;
 
 	ovpn_crypto_key_slot_put(ks);
 	/* The skb, control block included, is the stack's from here on. */
@@ -475,6 +487,11 @@ netdev_tx_t ovpn_net_xmit(struct sk_buff *skb, struct net_device *dev)
 		skb = skb_share_check(skb, GFP_ATOMIC);
 		if (unlikely(!skb)) {
 			dev_dstats_tx_dropped(dev);
+			continue;
+		}
+		if (unlikely(!ovpn_mss_clamp(peer, skb))) {
+			dev_dstats_tx_dropped(dev);
+			kfree_skb(skb);
 			continue;
 		}
 		ovpn_stats_add(&peer->stats, vpn, tx, skb->len);

@@ -19,6 +19,7 @@
 
 #include "bind.h"
 #include "crypto.h"
+#include "mss.h"
 #include "netlink.h"
 #include "netlink-gen.h"
 #include "ovpnpriv.h"
@@ -211,6 +212,15 @@ static int ovpn_nl_peer_precheck(struct ovpn_priv *ovpn,
 				    "VPN addresses are for MP devices only");
 		return -EINVAL;
 	}
+	if (attrs[OVPN_A_PEER_MSSFIX] &&
+	    nla_get_u16(attrs[OVPN_A_PEER_MSSFIX]) != OVPN_MSSFIX_OFF &&
+	    nla_get_u16(attrs[OVPN_A_PEER_MSSFIX]) < OVPN_MSSFIX_MIN) {
+		NL_SET_ERR_MSG_FMT_MOD(info->extack,
+				       "mssfix is 0 (off) or at least %u",
+				       OVPN_MSSFIX_MIN);
+		NL_SET_BAD_ATTR(info->extack, attrs[OVPN_A_PEER_MSSFIX]);
+		return -EINVAL;
+	}
 	if (!attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL] !=
 	    !attrs[OVPN_A_PEER_KEEPALIVE_TIMEOUT]) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
@@ -358,6 +368,10 @@ static void ovpn_nl_peer_config(struct nlattr **attrs,
 	if (attrs[OVPN_A_PEER_VPN_IPV6]) {
 		cfg->has_vpn_ipv6 = true;
 		cfg->vpn_ipv6 = nla_get_in6_addr(attrs[OVPN_A_PEER_VPN_IPV6]);
+	}
+	if (attrs[OVPN_A_PEER_MSSFIX]) {
+		cfg->has_mssfix = true;
+		cfg->mssfix = nla_get_u16(attrs[OVPN_A_PEER_MSSFIX]);
 	}
 	/* ovpn_nl_peer_precheck() made sure the two come together. */
 	if (attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL]) {
@@ -693,7 +707,8 @@ static int ovpn_nl_fill_peer(struct sk_buff *skb, struct ovpn_peer *peer,
 			goto err;
 	}
 	if (nla_put_u32(skb, OVPN_A_PEER_ID, peer->id) ||
-	    nla_put_u32(skb, OVPN_A_PEER_TX_ID, READ_ONCE(peer->tx_id)))
+	    nla_put_u32(skb, OVPN_A_PEER_TX_ID, READ_ONCE(peer->tx_id)) ||
+	    nla_put_u16(skb, OVPN_A_PEER_MSSFIX, READ_ONCE(peer->mssfix)))
 		goto err;
 	if (peer->vpn_addrs.ipv4.s_addr != htonl(INADDR_ANY) &&
 	    nla_put_in_addr(skb, OVPN_A_PEER_VPN_IPV4,

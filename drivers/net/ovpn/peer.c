@@ -16,6 +16,7 @@
 
 #include "io.h"
 #include "main.h"
+#include "mss.h"
 #include "netlink.h"
 #include "ovpnpriv.h"
 #include "peer.h"
@@ -172,6 +173,7 @@ static struct ovpn_peer *ovpn_peer_new(struct ovpn_priv *ovpn, u32 id)
 	peer->ovpn = ovpn;
 	peer->id = id;
 	peer->tx_id = id;
+	peer->mssfix = OVPN_MSSFIX_PATH;
 	peer->last_recv = ktime_get_seconds();
 	peer->last_sent = peer->last_recv;
 	peer->local_learnt = jiffies - OVPN_LOCAL_LEARN_GAP;
@@ -622,6 +624,8 @@ int ovpn_peer_create(struct ovpn_priv *ovpn, struct ovpn_peer_config *cfg,
 		peer->vpn_addrs.ipv6 = cfg->vpn_ipv6;
 	if (cfg->has_tx_id)
 		peer->tx_id = cfg->tx_id;
+	if (cfg->has_mssfix)
+		peer->mssfix = cfg->mssfix;
 	if (cfg->has_keepalive) {
 		peer->keepalive_interval = cfg->keepalive_interval;
 		peer->keepalive_timeout = cfg->keepalive_timeout;
@@ -1242,6 +1246,8 @@ int ovpn_peer_change(struct ovpn_peer *peer, struct ovpn_peer_config *cfg)
 		ovpn_peer_update_bind(peer, cfg->bind);
 	if (cfg->has_tx_id)
 		WRITE_ONCE(peer->tx_id, cfg->tx_id);
+	if (cfg->has_mssfix)
+		WRITE_ONCE(peer->mssfix, cfg->mssfix);
 	if (cfg->has_keepalive)
 		ovpn_peer_keepalive_set(peer, cfg->keepalive_interval,
 					cfg->keepalive_timeout);

@@ -97,6 +97,8 @@ struct ovpn_transp_key {
  * @stats: traffic counters (see stats.h)
  * @keepalive_interval: seconds of TX silence before a keepalive; 0 = off
  * @keepalive_timeout: seconds of RX silence before expiry; 0 = off
+ * @mssfix: the largest outer packet TCP SYNs through the peer are clamped
+ *	    for (see mss.h); read locklessly by the data path
  * @last_recv: ktime_get_seconds() of the last authenticated packet
  * @last_sent: ktime_get_seconds() of the last packet sent
  * @local_learnt: jiffies of the last change of the local address learnt
@@ -135,6 +137,7 @@ struct ovpn_peer {
 	struct ovpn_stats stats;
 	unsigned long keepalive_interval;
 	unsigned long keepalive_timeout;
+	u16 mssfix;
 	time64_t last_recv;
 	time64_t last_sent;
 	unsigned long local_learnt;
@@ -184,6 +187,8 @@ static inline void ovpn_peer_put(struct ovpn_peer *peer)
  * @has_vpn_ipv4: @vpn_ipv4 is set
  * @has_vpn_ipv6: @vpn_ipv6 is set
  * @has_keepalive: both keepalive fields are set
+ * @mssfix: the peer's mssfix (see mss.h), if @has_mssfix
+ * @has_mssfix: @mssfix is set
  *
  * netlink.c parses and checks a request into one; peer.c alone builds or
  * changes a peer from it.
@@ -196,10 +201,12 @@ struct ovpn_peer_config {
 	struct ovpn_bind *bind;
 	u32 keepalive_interval;
 	u32 keepalive_timeout;
+	u16 mssfix;
 	bool has_tx_id;
 	bool has_vpn_ipv4;
 	bool has_vpn_ipv6;
 	bool has_keepalive;
+	bool has_mssfix;
 };
 
 int ovpn_peer_init_tables(struct ovpn_peer_collection *peers);

@@ -380,6 +380,29 @@ drop:
 	kfree_skb(skb);
 }
 
+/**
+ * ovpn_tcp_room - the largest record one TCP segment to a peer carries
+ * @peer: the peer, held by the caller
+ * @cap: the largest outer packet wanted, IP header included
+ *
+ * The connection's MSS, which follows its path MTU, capped by @cap less
+ * the outer IP and TCP headers, less the record's length prefix.  Read
+ * without the socket lock: a hint, as the MSS may change at any time.
+ *
+ * Return: the room in bytes, or 0 if there is none.
+ */
+unsigned int ovpn_tcp_room(struct ovpn_peer *peer, unsigned int cap)
+{
+	struct sock *sk = peer->sock->sk;
+	unsigned int hlen, room;
+
+	hlen = inet_csk(sk)->icsk_af_ops->net_header_len +
+	       sizeof(struct tcphdr);
+	room = cap > hlen ? cap - hlen : 0;
+	room = min(room, READ_ONCE(tcp_sk(sk)->mss_cache));
+	return room > OVPN_TCP_LEN_SIZE ? room - OVPN_TCP_LEN_SIZE : 0;
+}
+
 /* strparser: the length of the record at the head of @skb, 0 if unknown. */
 static int ovpn_tcp_parse(struct strparser *strp, struct sk_buff *skb)
 {

@@ -101,5 +101,6 @@ void ovpn_tcp_start(struct ovpn_socket *ovpn_sock);
 void ovpn_tcp_detach(struct ovpn_socket *ovpn_sock);
 void ovpn_tcp_release(struct ovpn_socket *ovpn_sock);
 void ovpn_tcp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb);
+unsigned int ovpn_tcp_room(struct ovpn_peer *peer, unsigned int cap);
 
 #endif /* _NET_OVPN_TCP_H_ */

@@ -158,10 +158,18 @@ void ovpn_udp_undo(struct ovpn_socket *ovpn_sock)
 	inet_set_bit(MC_LOOP, sk);
 }
 
-static int ovpn_udp4_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
-			    struct sock *sk, struct sk_buff *skb)
+/*
+ * The route of @peer's packets to @bind's IPv4 remote, from the peer's
+ * route cache or looked up (and cached); @fl filled in.  BH disabled: the
+ * cache is per CPU.
+ */
+static struct rtable *ovpn_udp4_route(struct ovpn_peer *peer,
+				      struct ovpn_bind *bind, struct sock *sk,
+				      struct flowi4 *fl)
 {
-	struct flowi4 fl = {
+	struct rtable *rt;
+
+	*fl = (struct flowi4) {
 		.saddr = bind->local.ipv4.s_addr,
 		.daddr = bind->remote.in4.sin_addr.s_addr,
 		.fl4_sport = inet_sk(sk)->inet_sport,
@@ -169,23 +177,32 @@ static int ovpn_udp4_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_mark = READ_ONCE(sk->sk_mark),
 	};
-	struct rtable *rt;
-
-	rt = dst_cache_get_ip4(&peer->dst_cache, &fl.saddr);
-	if (!rt) {
-		rt = ip_route_output_flow(sock_net(sk), &fl, sk);
-		/*
-		 * The local address went away (a learnt or configured one is
-		 * no longer ours, or no longer routable): let routing pick.
-		 */
-		if (IS_ERR(rt) && fl.saddr) {
-			fl.saddr = 0;
-			rt = ip_route_output_flow(sock_net(sk), &fl, sk);
-		}
-		if (IS_ERR(rt))
-			return PTR_ERR(rt);
-		dst_cache_set_ip4(&peer->dst_cache, &rt->dst, fl.saddr);
+	rt = dst_cache_get_ip4(&peer->dst_cache, &fl->saddr);
+	if (rt)
+		return rt;
+	rt = ip_route_output_flow(sock_net(sk), fl, sk);
+	/*
+	 * The local address went away (a learnt or configured one is no
+	 * longer ours, or no longer routable): let routing pick.
+	 */
+	if (IS_ERR(rt) && fl->saddr) {
+		fl->saddr = 0;
+		rt = ip_route_output_flow(sock_net(sk), fl, sk);
 	}
+	if (!IS_ERR(rt))
+		dst_cache_set_ip4(&peer->dst_cache, &rt->dst, fl->saddr);
+	return rt;
+}
+
+static int ovpn_udp4_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
+			    struct sock *sk, struct sk_buff *skb)
+{
+	struct rtable *rt;
+	struct flowi4 fl;
+
+	rt = ovpn_udp4_route(peer, bind, sk, &fl);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
 
 	udp_tunnel_xmit_skb(rt, sk, skb, fl.saddr, fl.daddr, 0,
 			    ip4_dst_hoplimit(&rt->dst), 0, fl.fl4_sport,
@@ -193,11 +210,31 @@ static int ovpn_udp4_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
 	return 0;
 }
 
-#if IS_ENABLED(CONFIG_IPV6)
-static int ovpn_udp6_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
-			    struct sock *sk, struct sk_buff *skb)
+/* The MTU of the route to @bind's IPv4 remote; 0 without a route. */
+static unsigned int ovpn_udp4_mtu(struct ovpn_peer *peer,
+				  struct ovpn_bind *bind, struct sock *sk)
 {
-	struct flowi6 fl = {
+	unsigned int mtu;
+	struct rtable *rt;
+	struct flowi4 fl;
+
+	rt = ovpn_udp4_route(peer, bind, sk, &fl);
+	if (IS_ERR(rt))
+		return 0;
+	mtu = dst_mtu(&rt->dst);
+	ip_rt_put(rt);
+	return mtu;
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+/* The same as ovpn_udp4_route(), for an IPv6 remote. */
+static struct dst_entry *ovpn_udp6_route(struct ovpn_peer *peer,
+					 struct ovpn_bind *bind,
+					 struct sock *sk, struct flowi6 *fl)
+{
+	struct dst_entry *dst;
+
+	*fl = (struct flowi6) {
 		.saddr = bind->local.ipv6,
 		.daddr = bind->remote.in6.sin6_addr,
 		.fl6_sport = inet_sk(sk)->inet_sport,
@@ -206,20 +243,29 @@ static int ovpn_udp6_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
 		.flowi6_mark = READ_ONCE(sk->sk_mark),
 		.flowi6_oif = bind->remote.in6.sin6_scope_id,
 	};
-	struct dst_entry *dst;
-
-	dst = dst_cache_get_ip6(&peer->dst_cache, &fl.saddr);
-	if (!dst) {
-		dst = ip6_dst_lookup_flow(sock_net(sk), sk, &fl, NULL);
-		/* As for IPv4: a stale local address gives way to routing. */
-		if (IS_ERR(dst) && !ipv6_addr_any(&fl.saddr)) {
-			fl.saddr = in6addr_any;
-			dst = ip6_dst_lookup_flow(sock_net(sk), sk, &fl, NULL);
-		}
-		if (IS_ERR(dst))
-			return PTR_ERR(dst);
-		dst_cache_set_ip6(&peer->dst_cache, dst, &fl.saddr);
+	dst = dst_cache_get_ip6(&peer->dst_cache, &fl->saddr);
+	if (dst)
+		return dst;
+	dst = ip6_dst_lookup_flow(sock_net(sk), sk, fl, NULL);
+	/* As for IPv4: a stale local address gives way to routing. */
+	if (IS_ERR(dst) && !ipv6_addr_any(&fl->saddr)) {
+		fl->saddr = in6addr_any;
+		dst = ip6_dst_lookup_flow(sock_net(sk), sk, fl, NULL);
 	}
+	if (!IS_ERR(dst))
+		dst_cache_set_ip6(&peer->dst_cache, dst, &fl->saddr);
+	return dst;
+}
+
+static int ovpn_udp6_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
+			    struct sock *sk, struct sk_buff *skb)
+{
+	struct dst_entry *dst;
+	struct flowi6 fl;
+
+	dst = ovpn_udp6_route(peer, bind, sk, &fl);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
 
 	/* Encrypted packets may be fragmented on the way. */
 	skb->ignore_df = 1;
@@ -228,7 +274,63 @@ static int ovpn_udp6_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
 			     fl.fl6_dport, udp_get_no_check6_tx(sk), 0);
 	return 0;
 }
+
+/* The same as ovpn_udp4_mtu(), for an IPv6 remote. */
+static unsigned int ovpn_udp6_mtu(struct ovpn_peer *peer,
+				  struct ovpn_bind *bind, struct sock *sk)
+{
+	struct dst_entry *dst;
+	unsigned int mtu;
+	struct flowi6 fl;
+
+	dst = ovpn_udp6_route(peer, bind, sk, &fl);
+	if (IS_ERR(dst))
+		return 0;
+	mtu = dst_mtu(dst);
+	dst_release(dst);
+	return mtu;
+}
+#else
+static unsigned int ovpn_udp6_mtu(struct ovpn_peer *peer,
+				  struct ovpn_bind *bind, struct sock *sk)
+{
+	return 0;
+}
 #endif
+
+/**
+ * ovpn_udp_room - the largest payload one UDP packet to a peer carries
+ * @peer: the peer, held by the caller
+ * @cap: the largest outer packet wanted, IP header included
+ *
+ * The MTU of the route to the peer's remote, capped by @cap, less the
+ * outer IP and UDP headers: what a payload may take without the outer
+ * packet being fragmented.
+ *
+ * Context: BH disabled (the route cache is per CPU).
+ * Return: the room in bytes, or 0 if there is no route to the remote.
+ */
+unsigned int ovpn_udp_room(struct ovpn_peer *peer, unsigned int cap)
+{
+	struct sock *sk = peer->sock->sk;
+	unsigned int mtu = 0, hlen = 0;
+	struct ovpn_bind *bind;
+
+	rcu_read_lock();
+	bind = rcu_dereference(peer->bind);
+	if (bind && bind->remote.in4.sin_family == AF_INET) {
+		mtu = ovpn_udp4_mtu(peer, bind, sk);
+		hlen = sizeof(struct iphdr);
+	} else if (bind && bind->remote.in6.sin6_family == AF_INET6) {
+		mtu = ovpn_udp6_mtu(peer, bind, sk);
+		hlen = sizeof(struct ipv6hdr);
+	}
+	rcu_read_unlock();
+
+	mtu = min(mtu, cap);
+	hlen += sizeof(struct udphdr);
+	return mtu > hlen ? mtu - hlen : 0;
+}
 
 /**
  * ovpn_udp_reaches - whether a UDP socket can send to a remote's family

@@ -24,5 +24,6 @@ void ovpn_udp_undo(struct ovpn_socket *ovpn_sock);
 struct ovpn_socket *ovpn_udp_sock_from_sk(struct sock *sk);
 void ovpn_udp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb);
 bool ovpn_udp_reaches(const struct sock *sk, sa_family_t family);
+unsigned int ovpn_udp_room(struct ovpn_peer *peer, unsigned int cap);
 
 #endif /* _NET_OVPN_UDP_H_ */

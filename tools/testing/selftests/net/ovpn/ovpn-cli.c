@@ -170,19 +170,20 @@ enum {
 	CLI_OPT_MARK = 1 << 5,
 	CLI_OPT_STAY = 1 << 6,
 	CLI_OPT_CTRL = 1 << 7,
+	CLI_OPT_MSSFIX = 1 << 8,
 };
 
 #define CLI_NEW_PEER_OPTS	(CLI_OPT_VPN | CLI_OPT_TX_ID | \
 				 CLI_OPT_LOCAL | CLI_OPT_KEEPALIVE | \
-				 CLI_OPT_MARK | CLI_OPT_STAY)
+				 CLI_OPT_MARK | CLI_OPT_STAY | CLI_OPT_MSSFIX)
 #define CLI_SET_PEER_OPTS	(CLI_OPT_REMOTE | CLI_OPT_VPN | \
 				 CLI_OPT_TX_ID | CLI_OPT_LOCAL | \
-				 CLI_OPT_KEEPALIVE)
+				 CLI_OPT_KEEPALIVE | CLI_OPT_MSSFIX)
 #define CLI_MULTI_PEER_OPTS	(CLI_OPT_KEEPALIVE | CLI_OPT_MARK | \
 				 CLI_OPT_STAY)
 #define CLI_NEW_TCP_PEER_OPTS	(CLI_OPT_VPN | CLI_OPT_TX_ID | \
 				 CLI_OPT_KEEPALIVE | CLI_OPT_CTRL | \
-				 CLI_OPT_STAY)
+				 CLI_OPT_STAY | CLI_OPT_MSSFIX)
 #define CLI_TCP_LISTEN_OPTS	(CLI_OPT_CTRL | CLI_OPT_STAY)
 
 static const struct {
@@ -198,6 +199,7 @@ static const struct {
 	{ "mark", 1, CLI_OPT_MARK },
 	{ "stay", 0, CLI_OPT_STAY },
 	{ "ctrl", 1, CLI_OPT_CTRL },
+	{ "mssfix", 1, CLI_OPT_MSSFIX },
 };
 
 /**
@@ -284,6 +286,7 @@ struct cli_addr {
  * @ka_timeout: keepalive timeout (CLI_OPT_KEEPALIVE)
  * @tx_id: peer id of outgoing packets (CLI_OPT_TX_ID)
  * @mark: SO_MARK of the transport socket (CLI_OPT_MARK)
+ * @mssfix: largest outer packet TCP SYNs are clamped for (CLI_OPT_MSSFIX)
  * @rec: a control record, length prefix included, allocated (CLI_OPT_CTRL)
  * @rec_len: bytes in @rec
  */
@@ -298,6 +301,7 @@ struct cli_opts {
 	unsigned long ka_timeout;
 	unsigned long tx_id;
 	unsigned long mark;
+	unsigned long mssfix;
 	unsigned char *rec;
 	size_t rec_len;
 };
@@ -1468,6 +1472,7 @@ static const struct cli_field cli_counter_fields[] = {
 static const struct cli_field cli_peer_fields[] = {
 	CLI_FIELD("id", OVPN_A_PEER_ID, CLI_F_NUM),
 	CLI_FIELD("tx_id", OVPN_A_PEER_TX_ID, CLI_F_NUM),
+	CLI_FIELD("mssfix", OVPN_A_PEER_MSSFIX, CLI_F_NUM),
 	CLI_FIELD("netnsid", OVPN_A_PEER_SOCKET_NETNSID, CLI_F_S32),
 	CLI_FIELD("remote", 0, CLI_F_REMOTE),
 	CLI_FIELD("local", OVPN_A_PEER_LOCAL_IPV4, CLI_F_IP),
@@ -1635,6 +1640,8 @@ static int cli_set_opt(struct cli_opts *o, unsigned int bit, char **args)
 		return parse_uint(args[0], UINT32_MAX, &o->mark);
 	case CLI_OPT_CTRL:
 		return cli_set_record(o, args[0]);
+	case CLI_OPT_MSSFIX:
+		return parse_uint(args[0], USHRT_MAX, &o->mssfix);
 	}
 
 	return 0;
@@ -1720,6 +1727,10 @@ static int cli_peer_put(struct nl_msg *msg, const void *arg)
 
 	if ((o->given & CLI_OPT_TX_ID) &&
 	    nla_put_u32(msg, OVPN_A_PEER_TX_ID, o->tx_id) < 0)
+		return -1;
+
+	if ((o->given & CLI_OPT_MSSFIX) &&
+	    nla_put_u16(msg, OVPN_A_PEER_MSSFIX, o->mssfix) < 0)
 		return -1;
 
 	return 0;
@@ -2897,7 +2908,7 @@ static const struct cli_cmd cli_cmds[] = {
 		"<ifname> <peer_id> <lport> <raddr> <rport> [options]",
 		"options: vpn <addr> (once per family), tx_id <n>,\n"
 		"  local <addr>, keepalive <interval> <timeout>,\n"
-		"  mark <n>, stay\n"
+		"  mark <n>, mssfix <n>, stay\n"
 		"prints READY <port>; stay: then CTRL <len> <hex> for\n"
 		"each datagram received, until SIGTERM or SIGINT"),
 	CLI_CMD("new_multi_peer", cli_new_multi_peer, 3, 9,
@@ -2909,7 +2920,8 @@ static const struct cli_cmd cli_cmds[] = {
 	CLI_CMD("new_tcp_peer", cli_new_tcp_peer, 4, INT_MAX,
 		"<ifname> <peer_id> <raddr> <rport> [options]",
 		"options: vpn <addr> (once per family), tx_id <n>,\n"
-		"  keepalive <interval> <timeout>, ctrl <hex>, stay\n"
+		"  keepalive <interval> <timeout>, mssfix <n>,\n"
+		"  ctrl <hex>, stay\n"
 		"connects to raddr:rport and adds the peer on that\n"
 		"  socket; ctrl: then sends it one control record,\n"
 		"  the payload <hex> after its 2-byte length;\n"
@@ -2932,7 +2944,7 @@ static const struct cli_cmd cli_cmds[] = {
 		"<ifname> <peer_id> [options]",
 		"options: remote <addr> <port>, vpn <addr>,\n"
 		"  keepalive <interval> <timeout>, tx_id <n>,\n"
-		"  local <addr>"),
+		"  local <addr>, mssfix <n>"),
 	CLI_CMD("del_peer", cli_peer_cmd, 2, 2, "<ifname> <peer_id>", NULL),
 	CLI_CMD("get_peer", cli_peer_cmd, 1, 2, "<ifname> [peer_id]",
 		"one \"peer key=value...\" line a peer; all without id"),
