@@ -25,6 +25,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 
+#include "aead.h"
 #include "io.h"
 #include "ovpnpriv.h"
 #include "peer.h"
@@ -181,8 +182,8 @@ static int ovpn_ordered_cpu(const struct ovpn_ordered_queue *oq)
  *
  * The AEAD completion of the parallel path, called by the worker when the
  * AEAD returned, or by the crypto layer when it completes asynchronously.
- * Marks the packet and queues its ordered queue's work, which posts it in
- * its turn.
+ * Gives back its AEAD request, marks the packet and queues its ordered
+ * queue's work, which posts it in its turn.
  *
  * Context: BH disabled, or any context a crypto driver completes in.
  */
@@ -194,6 +195,14 @@ void ovpn_crypt_done(void *data, int ret)
 	struct ovpn_ordered_queue *oq;
 
 	oq = ovpn_ordered_queue_of(peer, cb->crypt_encrypt);
+	/*
+	 * The AEAD is done with its request: give this CPU's buffer back now,
+	 * not when the packet is posted.  Until the ordered work posts it,
+	 * this CPU's worker may take the next packet, which would find the
+	 * buffer still held and allocate a request of its own (seen on the
+	 * debug kernel).  Posting frees nothing more.
+	 */
+	ovpn_aead_request_free(skb);
 	cb->crypt_ret = ret;
 	/*
 	 * Once the packet is marked, a work already running may post it and
