@@ -6,15 +6,18 @@
 # through the tunnel agrees on an MSS whose segments fit, exactly, and
 # leaves no outer fragment behind; each end clamps what it sends and what
 # it receives; a peer's mssfix lowers the bound or turns clamping off,
-# and then the outer packets are fragmented.  Over a UDP and a TCP
-# transport, IPv4 and IPv6 inside.  TCP timestamps are off, so that the
-# MSS a connection uses is the one its SYNs agreed on.
+# and then the outer packets are fragmented.  Over UDP (IPv4 and IPv6
+# outside) and TCP transports, IPv4 and IPv6 inside.  TCP timestamps are
+# off, so that the MSS a connection uses is the one its SYNs agreed on.
 #
-#   ns a: tun-a (P2P, 5.5.9.1, fd00:9::1), tun-ta (P2P over TCP, 5.5.10.1)
-#     veth-a 10.10.9.1/24, MTU 1400 == veth-b 10.10.9.2/24, MTU 1400
-#   ns b: tun-b (P2P, 5.5.9.2, fd00:9::2), tun-tb (P2P over TCP, 5.5.10.2)
+#   ns a: tun-a (P2P, 5.5.9.1, fd00:9::1), tun-ta (P2P over TCP, 5.5.10.1),
+#     tun-6a (P2P over UDP and IPv6, 5.5.11.1)
+#     veth-a 10.10.9.1/24, fd00:99::1/64, MTU 1400 ==
+#     veth-b 10.10.9.2/24, fd00:99::2/64, MTU 1400
+#   ns b: tun-b (P2P, 5.5.9.2, fd00:9::2), tun-tb (P2P over TCP, 5.5.10.2),
+#     tun-6b (5.5.11.2)
 #   UDP: a knows b as peer 2, b knows a as peer 1; TCP: a knows b as peer
-#   4, b knows a as peer 3.
+#   4, b knows a as peer 3; UDP over IPv6: peers 6 and 5.
 
 source "$(dirname "$0")/lib.sh"
 
@@ -35,6 +38,8 @@ setup_topology()
 		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_timestamps=0
 	done
 	veth_pair "$NA" veth-a 10.10.9.1 "$NB" veth-b 10.10.9.2
+	in_a ip addr add fd00:99::1/64 dev veth-a nodad
+	in_b ip addr add fd00:99::2/64 dev veth-b nodad
 	in_a ip link set veth-a mtu 1400
 	in_b ip link set veth-b mtu 1400
 
@@ -60,17 +65,33 @@ setup_topology()
 	link_up "$NA" tun-ta 5.5.10.1
 	link_up "$NB" tun-tb 5.5.10.2
 
+	in_a "$OVPN_CLI" new_iface tun-6a
+	in_b "$OVPN_CLI" new_iface tun-6b
+	start_ready "$TMPDIR/6a.log" in_a "$OVPN_CLI" new_peer tun-6a 6 3321 \
+		fd00:99::2 3322 tx_id 5 stay
+	start_ready "$TMPDIR/6b.log" in_b "$OVPN_CLI" new_peer tun-6b 5 3322 \
+		fd00:99::1 3321 tx_id 6 stay
+	key_pair "$NA" tun-6a 6 "$NB" tun-6b 5 primary 1 aes256
+	link_up "$NA" tun-6a 5.5.11.1
+	link_up "$NB" tun-6b 5.5.11.2
+
 	in_a ping -q -c 2 -i 0.2 -W 2 5.5.9.2
 	in_a ping -q -c 2 -i 0.2 -W 2 fd00:9::2
 	in_a ping -q -c 2 -i 0.2 -W 2 5.5.10.2
+	in_a ping -q -c 2 -i 0.2 -W 2 5.5.11.2
 }
 
-# frag_creates NS: the IPv4 fragments NS made so far.
+# frag_creates NS: the IPv4 and IPv6 fragments NS made so far.
 frag_creates()
 {
-	ip netns exec "$1" awk '$1 == "Ip:" {
+	local v4 v6
+
+	v4=$(ip netns exec "$1" awk '$1 == "Ip:" {
 		if (!n) { for (i = 2; i <= NF; i++) col[$i] = i; n = 1 }
-		else print $col["FragCreates"] }' /proc/net/snmp
+		else print $col["FragCreates"] }' /proc/net/snmp)
+	v6=$(ip netns exec "$1" awk '$1 == "Ip6FragCreates" { print $2 }' \
+		/proc/net/snmp6)
+	echo $((v4 + v6))
 }
 
 # transfer DST PORT BYTES: a sends BYTES to b's DST:PORT over one TCP
@@ -149,6 +170,9 @@ unclamped_fragments()
 		fail "no outer fragment without clamping"
 }
 
+# Over IPv6, the outer header is 20 bytes longer: 1288.
+udp_over_ipv6() { clamped 5.5.11.2 5007 1288; }
+
 # Over TCP, the outer connection's MSS (1400 - 40) bounds a record with
 # its 2-byte length: 1358 - 24 - 40 = 1294.
 tcp_transport() { clamped 5.5.10.2 5006 1294; }
@@ -163,7 +187,7 @@ bad_mssfix()
 
 ovpn_require
 
-ktap_plan 8
+ktap_plan 9
 run_test setup_topology setup_topology
 run_test udp_ipv4 udp_ipv4
 run_test udp_ipv6 udp_ipv6
@@ -171,5 +195,6 @@ run_test by_one_end by_one_end
 run_test mssfix_value mssfix_value
 run_test unclamped_fragments unclamped_fragments
 run_test tcp_transport tcp_transport
+run_test udp_over_ipv6 udp_over_ipv6
 run_test bad_mssfix bad_mssfix
 ktap_finish
