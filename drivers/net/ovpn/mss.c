@@ -71,8 +71,8 @@ static u8 *ovpn_mss_option(u8 *opt, unsigned int len)
 /**
  * ovpn_mss_clamp - clamp the MSS a TCP SYN through a peer announces
  * @peer: the peer the packet goes to or comes from, held by the caller
- * @skb: a plaintext IP packet starting at skb->data, skb->protocol set,
- *	 not shared
+ * @skb: a plaintext IP packet starting at skb->data, its IP header in the
+ *	 linear part (ovpn_ip_check_protocol()), skb->protocol set, not shared
  *
  * Every packet passes here, so what is not a TCP SYN leaves after a look
  * at its headers; only a SYN costs a look at the route.  A SYN behind
@@ -122,12 +122,14 @@ bool ovpn_mss_clamp(struct ovpn_peer *peer, struct sk_buff *skb)
 	    !pskb_may_pull(skb, end))
 		return true;
 
-	max = ovpn_mss_max(peer, mssfix, hlen);
-	if (!max)
-		return true;
 	th = (struct tcphdr *)(skb->data + thoff);
 	opt = ovpn_mss_option((u8 *)(th + 1), end - thoff - sizeof(*th));
-	if (!opt || get_unaligned_be16(opt) <= max)
+	if (!opt)
+		return true;
+	/* Only a SYN with an MSS to clamp looks at the route. */
+	mss = get_unaligned_be16(opt);
+	max = ovpn_mss_max(peer, mssfix, hlen);
+	if (!max || mss <= max)
 		return true;
 
 	/* A sender's SYN may be a clone of the one it keeps to resend. */
@@ -135,9 +137,7 @@ bool ovpn_mss_clamp(struct ovpn_peer *peer, struct sk_buff *skb)
 	if (skb_ensure_writable(skb, end))
 		return false;
 	th = (struct tcphdr *)(skb->data + thoff);
-	opt = skb->data + optoff;
-	mss = get_unaligned_be16(opt);
-	put_unaligned_be16(max, opt);
+	put_unaligned_be16(max, skb->data + optoff);
 	inet_proto_csum_replace2(&th->check, skb, htons(mss), htons(max),
 				 false);
 	return true;
