@@ -210,22 +210,6 @@ static int ovpn_udp4_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
 	return 0;
 }
 
-/* The MTU of the route to @bind's IPv4 remote; 0 without a route. */
-static unsigned int ovpn_udp4_mtu(struct ovpn_peer *peer,
-				  struct ovpn_bind *bind, struct sock *sk)
-{
-	unsigned int mtu;
-	struct rtable *rt;
-	struct flowi4 fl;
-
-	rt = ovpn_udp4_route(peer, bind, sk, &fl);
-	if (IS_ERR(rt))
-		return 0;
-	mtu = dst_mtu(&rt->dst);
-	ip_rt_put(rt);
-	return mtu;
-}
-
 #if IS_ENABLED(CONFIG_IPV6)
 /* The same as ovpn_udp4_route(), for an IPv6 remote. */
 static struct dst_entry *ovpn_udp6_route(struct ovpn_peer *peer,
@@ -274,27 +258,12 @@ static int ovpn_udp6_output(struct ovpn_peer *peer, struct ovpn_bind *bind,
 			     fl.fl6_dport, udp_get_no_check6_tx(sk), 0);
 	return 0;
 }
-
-/* The same as ovpn_udp4_mtu(), for an IPv6 remote. */
-static unsigned int ovpn_udp6_mtu(struct ovpn_peer *peer,
-				  struct ovpn_bind *bind, struct sock *sk)
-{
-	struct dst_entry *dst;
-	unsigned int mtu;
-	struct flowi6 fl;
-
-	dst = ovpn_udp6_route(peer, bind, sk, &fl);
-	if (IS_ERR(dst))
-		return 0;
-	mtu = dst_mtu(dst);
-	dst_release(dst);
-	return mtu;
-}
 #else
-static unsigned int ovpn_udp6_mtu(struct ovpn_peer *peer,
-				  struct ovpn_bind *bind, struct sock *sk)
+static struct dst_entry *ovpn_udp6_route(struct ovpn_peer *peer,
+					 struct ovpn_bind *bind,
+					 struct sock *sk, struct flowi6 *fl)
 {
-	return 0;
+	return ERR_PTR(-EAFNOSUPPORT);
 }
 #endif
 
@@ -312,20 +281,29 @@ static unsigned int ovpn_udp6_mtu(struct ovpn_peer *peer,
  */
 unsigned int ovpn_udp_room(struct ovpn_peer *peer, unsigned int cap)
 {
+	struct dst_entry *dst = ERR_PTR(-EHOSTUNREACH);
 	struct sock *sk = peer->sock->sk;
 	unsigned int mtu = 0, hlen = 0;
 	struct ovpn_bind *bind;
+	struct flowi6 fl6;
+	struct flowi4 fl4;
+	struct rtable *rt;
 
 	rcu_read_lock();
 	bind = rcu_dereference(peer->bind);
 	if (bind && bind->remote.in4.sin_family == AF_INET) {
-		mtu = ovpn_udp4_mtu(peer, bind, sk);
+		rt = ovpn_udp4_route(peer, bind, sk, &fl4);
+		dst = IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
 		hlen = sizeof(struct iphdr);
 	} else if (bind && bind->remote.in6.sin6_family == AF_INET6) {
-		mtu = ovpn_udp6_mtu(peer, bind, sk);
+		dst = ovpn_udp6_route(peer, bind, sk, &fl6);
 		hlen = sizeof(struct ipv6hdr);
 	}
 	rcu_read_unlock();
+	if (!IS_ERR(dst)) {
+		mtu = dst_mtu(dst);
+		dst_release(dst);
+	}
 
 	mtu = min(mtu, cap);
 	hlen += sizeof(struct udphdr);
