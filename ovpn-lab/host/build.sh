@@ -5,33 +5,57 @@
 # root's kernel, with the kernel's own compiler.  W=1 is always on and any
 # compiler warning fails the build.
 #
-# Usage: build.sh [-x] [flavour]
+# Usage: build.sh [-x|-u] [flavour]
 #   flavour: amd64 (default), rt-amd64, or a debug kernel: debug, debug-rt
 #   (kdebug.sh)
 #   -x: the variant test-key-exhaustion.sh needs, whose new keys have 15
 #   packet ids left, into .build/<kernel release>-pktid-end.  The driver
 #   has no knob for it: the variant is built from a copy of the source
 #   whose sender counter starts near the end (pktid.c).
+#   -u: the variant test-usage-limit.sh needs, into ...-usage-end, whose
+#   new AES-GCM keys start their usage accounts near openvpn's thresholds
+#   (crypto.c; the numbers are in that script).
 # Builds into .build/<kernel release>, or .build/<flavour>-<release> for a
 # debug kernel, and prints the module's path, relative to the repository.
 
 . "$(dirname "$0")/common.sh"
 
-start=
+# A variant is a sed script for one file of the driver, and the line it
+# must leave in it.
+edit_file=
+edit=
+edit_check=
 suffix=
-while getopts "x" opt; do
+while getopts "xu" opt; do
 	case $opt in
 	x)
 		# The last id handed out is 0xffffffff: 15 ids from here.
-		start=0xfffffff0
+		edit_file=pktid.c
+		edit='s/atomic64_set(&pid->seq, 0);/atomic64_set(\&pid->seq, 0xfffffff0);/'
+		edit_check='atomic64_set(&pid->seq, 0xfffffff0);'
 		suffix=-pktid-end
 		;;
-	*) lab_die "usage: build.sh [-x] [flavour]" ;;
+	u)
+		# Key id 0 sends 90 short of the limit, any other key id
+		# 45 short of the renegotiation threshold; every key
+		# receives 45 short of that threshold.
+		edit_file=crypto.c
+		edit='/^\t\/\* Last: from here on the slot dies only/i\
+\tif (ks->usage_xmit.limit) {\
+\t\tpercpu_counter_set(\&ks->usage_xmit.blocks, kc->key_id ?\
+\t\t\tks->usage_xmit.reneg - 45 : ks->usage_xmit.limit - 90);\
+\t\tpercpu_counter_set(\&ks->usage_recv.blocks,\
+\t\t\tks->usage_recv.reneg - 45);\
+\t}'
+		edit_check='percpu_counter_set(&ks->usage_recv.blocks,'
+		suffix=-usage-end
+		;;
+	*) lab_die "usage: build.sh [-x|-u] [flavour]" ;;
 	esac
 done
 shift $((OPTIND - 1))
 # getopts stops at the flavour: an option after it would be ignored.
-[ $# -le 1 ] || lab_die "usage: build.sh [-x] [flavour] (options first)"
+[ $# -le 1 ] || lab_die "usage: build.sh [-x|-u] [flavour] (options first)"
 
 flavour=${1:-amd64}
 root=$("$LAB_DIR/root/mkroot.sh")
@@ -46,17 +70,15 @@ log=$REPO_DIR/$out/build.log
 
 mkdir -p "$REPO_DIR/$out"
 src=drivers/net/ovpn
-if [ -n "$start" ]; then
+if [ -n "$edit" ]; then
 	copy=$out-src
 	rm -rf "${REPO_DIR:?}/$copy"
 	mkdir -p "$REPO_DIR/$copy/drivers/net"
 	cp -r "$REPO_DIR/drivers/net/ovpn" "$REPO_DIR/$copy/drivers/net/"
 	cp -r "$REPO_DIR/include" "$REPO_DIR/$copy/"
-	sed -i "s/atomic64_set(&pid->seq, 0);/atomic64_set(\&pid->seq, $start);/" \
-		"$REPO_DIR/$copy/$src/pktid.c"
-	grep -qF "atomic64_set(&pid->seq, $start);" \
-		"$REPO_DIR/$copy/$src/pktid.c" ||
-		lab_die "pktid.c: no sender counter start to change"
+	sed -i "$edit" "$REPO_DIR/$copy/$src/$edit_file"
+	grep -qF "$edit_check" "$REPO_DIR/$copy/$src/$edit_file" ||
+		lab_die "$edit_file: the line the variant changes is gone"
 	src=$copy/$src
 fi
 lab_log "building ovpn.ko$suffix for $kver"

@@ -198,7 +198,7 @@ lab_selftests()
 		sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' \
 			"$REPO_DIR/$dir/Makefile" | grep -oE 'test-[a-z0-9-]+\.(sh|py)'
 		echo test-openvpn.sh test-scale.sh test-key-exhaustion.sh \
-			test-fuzz-packets.sh test-fuzz-netlink.sh test-churn.sh
+			test-usage-limit.sh test-fuzz-packets.sh test-fuzz-netlink.sh test-churn.sh
 	} | xargs
 }
 
@@ -237,13 +237,14 @@ lab_is_debug()
 }
 
 # lab_selftests_functional: the selftests without the stress ones (churn
-# and the fuzzers) and without the one that needs a test build of the
-# module (key exhaustion), for runs that check how the module was
-# installed rather than the module itself.
+# and the fuzzers) and without those that need a test build of the
+# module (key exhaustion, usage limit), for runs that check how the
+# module was installed rather than the module itself.
 lab_selftests_functional()
 {
 	lab_selftests | tr ' ' '\n' |
-		grep -vE '^test-(churn|fuzz-[a-z]+|key-exhaustion)\.sh$' | xargs
+		grep -vE '^test-(churn|fuzz-[a-z]+|key-exhaustion|usage-limit)\.sh$' |
+		xargs
 }
 
 # lab_result STATUS NAME: a line "ok - NAME" if STATUS is 0, else "not ok

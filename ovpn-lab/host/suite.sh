@@ -70,12 +70,16 @@ lab_result $? "ovpn.ko builds with W=1 and no warning ($kver)"
 # test-key-exhaustion.sh's variant; without it that script skips.
 ko_end=$("$LAB_DIR/host/build.sh" -x "$flavour")
 lab_result $? "ovpn.ko with few packet ids builds with W=1 ($kver)"
+# test-usage-limit.sh's.
+ko_usage=$("$LAB_DIR/host/build.sh" -u "$flavour")
+lab_result $? "ovpn.ko with keys near their usage limit builds ($kver)"
 if [ -n "$ko" ]; then
 	"$LAB_DIR/host/boot.sh" -f "$flavour" -c "$cpus" -m "$memory" \
 		-t "$boot_limit" -o "$out" -- \
 		OVPN_KO=/src/$ko OVPN_KSFT=/src/$ksft \
 		OVPN_CLI=/src/$ksft/net/ovpn/ovpn-cli \
 		${ko_end:+OVPN_KO_PKTID_END=/src/$ko_end} \
+		${ko_usage:+OVPN_KO_USAGE_END=/src/$ko_usage} \
 		OVPN_TEST_TIMEOUT=$script_limit \
 		${OVPN_PARALLEL:+OVPN_PARALLEL=$OVPN_PARALLEL} \
 		ovpn-lab/guest/selftests.sh $scripts >&2

@@ -23,12 +23,8 @@
 
 source "$(dirname "$0")/lib.sh"
 
-if [ -z "${OVPN_KO_PKTID_END:-}" ]; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP no OVPN_KO_PKTID_END: needs ovpn.ko built with" \
-		"a sender counter starting at 0xfffffff0 (the lab's build.sh -x)"
-	exit "$KSFT_SKIP"
-fi
+variant_require OVPN_KO_PKTID_END \
+	"a sender counter starting at 0xfffffff0 (the lab's build.sh -x)"
 
 NA=ovpn-xa-$$
 NB=ovpn-xb-$$
@@ -40,17 +36,6 @@ SENT=20
 
 in_a() { ip netns exec "$NA" "$@"; }
 in_b() { ip netns exec "$NB" "$@"; }
-
-# cleanup: what ovpn_workdir's trap does, and the variant unloaded if a
-# failure left it there: the scripts after this one test the other one.
-cleanup()
-{
-	ns_teardown
-	if [ -d /sys/module/ovpn ] && lab_is_loaded "$OVPN_KO_PKTID_END"; then
-		ovpn_unload
-	fi
-	rm -rf "$TMPDIR"
-}
 
 setup_topology()
 {
@@ -255,21 +240,7 @@ same_key_id_reinstalled()
 	ping_all 5
 }
 
-module_unloads_clean()
-{
-	ns_teardown
-	ovpn_reload
-}
-
-ovpn_workdir
-trap cleanup EXIT
-# The module that earlier scripts loaded is not the variant.
-if [ -d /sys/module/ovpn ]; then
-	ovpn_unload || { echo "# cannot unload the ovpn module"; exit 1; }
-fi
-lab_insmod "$OVPN_KO_PKTID_END" ||
-	{ echo "# cannot load $OVPN_KO_PKTID_END"; exit 1; }
-ovpn_require
+variant_start "$OVPN_KO_PKTID_END"
 
 ktap_plan 9
 run_test setup setup_topology
@@ -280,5 +251,5 @@ run_test exhausted_key_removed exhausted_key_removed
 run_test secondary_key_survives secondary_key_survives
 run_test swap_to_secondary swap_to_secondary
 run_test same_key_id_reinstalled same_key_id_reinstalled
-run_test module_unloads module_unloads_clean
+run_test module_unloads module_unloads
 ktap_finish

@@ -9,7 +9,8 @@
  * CPUs (the packet-id counter aside).
  *
  * Memory: besides the slot itself, each live key slot costs one unsigned
- * long per possible CPU for its percpu_ref and one struct percpu_ref_data.
+ * long per possible CPU for its percpu_ref and one struct percpu_ref_data;
+ * an AES-GCM key adds two s32 per possible CPU for its usage accounts.
  */
 
 #include <linux/bitfield.h>
@@ -34,6 +35,8 @@ static void ovpn_crypto_key_slot_free(struct llist_node *node)
 	ks = llist_entry(node, struct ovpn_crypto_key_slot, release_entry);
 	ovpn_aead_key_destroy(&ks->decrypt);
 	ovpn_aead_key_destroy(&ks->encrypt);
+	ovpn_usage_destroy(&ks->usage_recv);
+	ovpn_usage_destroy(&ks->usage_xmit);
 	percpu_ref_exit(&ks->ref);
 	kfree(ks);
 }
@@ -83,9 +86,15 @@ ovpn_crypto_key_slot_new(const struct ovpn_key_config *kc)
 	ovpn_pktid_xmit_init(&ks->pid_xmit);
 	ovpn_pktid_recv_init(&ks->pid_recv);
 
+	ret = ovpn_usage_init(&ks->usage_xmit, kc->cipher_alg, true);
+	if (ret)
+		goto free_usage;
+	ret = ovpn_usage_init(&ks->usage_recv, kc->cipher_alg, false);
+	if (ret)
+		goto free_usage;
 	ret = ovpn_aead_key_init(&ks->encrypt, kc->cipher_alg, &kc->encrypt);
 	if (ret)
-		goto free_ks;
+		goto free_usage;
 	ret = ovpn_aead_key_init(&ks->decrypt, kc->cipher_alg, &kc->decrypt);
 	if (ret)
 		goto free_encrypt;
@@ -101,7 +110,9 @@ free_decrypt:
 	ovpn_aead_key_destroy(&ks->decrypt);
 free_encrypt:
 	ovpn_aead_key_destroy(&ks->encrypt);
-free_ks:
+free_usage:
+	ovpn_usage_destroy(&ks->usage_recv);
+	ovpn_usage_destroy(&ks->usage_xmit);
 	kfree(ks);
 	return ERR_PTR(ret);
 }

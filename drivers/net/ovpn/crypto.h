@@ -34,6 +34,7 @@
 
 #include "aead.h"
 #include "pktid.h"
+#include "usage.h"
 
 /**
  * struct ovpn_key_config - a key as userspace installs it
@@ -58,10 +59,13 @@ struct ovpn_key_config {
  * @ref: borrowers on the data path; see the lifetime rules above
  * @release_entry: link in the batch of released slots to free
  * @pid_xmit: sender packet ids (written by every sending CPU)
+ * @usage_xmit: what @encrypt has protected (usage.h)
  * @pid_recv: receiver replay window (written by every receiving CPU)
+ * @usage_recv: what @decrypt has protected
  *
  * The two packet-id states sit on cache lines of their own, away from
- * the read-mostly fields every packet reads.
+ * the read-mostly fields every packet reads; each usage account shares
+ * them, as the packets that read it have just written the packet ids.
  */
 struct ovpn_crypto_key_slot {
 	u8 key_id;
@@ -72,7 +76,9 @@ struct ovpn_crypto_key_slot {
 	struct llist_node release_entry;
 
 	struct ovpn_pktid_xmit pid_xmit ____cacheline_aligned_in_smp;
+	struct ovpn_usage usage_xmit;
 	struct ovpn_pktid_recv pid_recv ____cacheline_aligned_in_smp;
+	struct ovpn_usage usage_recv;
 };
 
 /**

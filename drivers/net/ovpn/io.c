@@ -151,6 +151,15 @@ void ovpn_decrypt_post(struct sk_buff *skb, int ret)
 				    pktid);
 		goto drop;
 	}
+	/*
+	 * Once this key's usage nears the limit, ask for a new key even
+	 * though only the sender can be refused: the other end may not
+	 * count (openvpn checks both directions for the same reason).
+	 */
+	if (unlikely(ovpn_usage_add(&ks->usage_recv,
+				    skb->len - cb->payload_offset,
+				    pktid) == OVPN_USAGE_RENEG))
+		ovpn_nl_key_swap_notify(peer, ks->key_id);
 
 	ovpn_peer_mark_recv(peer);
 	if (rcu_access_pointer(peer->bind))
@@ -304,7 +313,10 @@ void ovpn_encrypt_post(struct sk_buff *skb, int ret)
 	ovpn_aead_request_free(skb);
 
 	if (unlikely(ret == -ERANGE)) {
-		/* Packet ids exhausted: this key must never encrypt again. */
+		/*
+		 * Out of packet ids or past the usage limit: this key must
+		 * never encrypt again.
+		 */
 		if (ovpn_crypto_key_kill_exhausted(&peer->crypto, ks))
 			ovpn_nl_key_swap_notify(peer, ks->key_id);
 	}
@@ -366,6 +378,27 @@ void ovpn_encrypt_run(struct sk_buff *skb)
 		ovpn_crypt_done(skb, ret);
 }
 
+/*
+ * Count a packet of @len bytes, id @pktid, against the usage limit of the
+ * key about to encrypt it.  Past the renegotiation threshold userspace is
+ * asked for a new key, once; past the limit the packet is refused with
+ * -ERANGE, and the key is done as when its packet ids run out.
+ */
+static int ovpn_xmit_usage(struct ovpn_peer *peer,
+			   struct ovpn_crypto_key_slot *ks, unsigned int len,
+			   u32 pktid)
+{
+	switch (ovpn_usage_add(&ks->usage_xmit, len, pktid)) {
+	case OVPN_USAGE_RENEG:
+		ovpn_nl_key_swap_notify(peer, ks->key_id);
+		return 0;
+	case OVPN_USAGE_SPENT:
+		return -ERANGE;
+	default:
+		return 0;
+	}
+}
+
 /* Encrypt one packet for @peer; takes its own peer reference. */
 static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
 {
@@ -389,8 +422,10 @@ static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
 	ovpn_peer_hold(peer);
 	cb->peer = peer;
 	cb->ks = ks;
-	/* -ERANGE: the key ran out of packet ids (ovpn_encrypt_post()). */
+	/* -ERANGE: the key is used up (ovpn_encrypt_post()). */
 	ret = ovpn_pktid_xmit_next(&ks->pid_xmit, &pktid);
+	if (likely(!ret))
+		ret = ovpn_xmit_usage(peer, ks, skb->len, pktid);
 	if (likely(!ret)) {
 		if (ovpn_queue_wanted(peer, true)) {
 			/* Encrypted on any CPU, then sent in order. */

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * OpenVPN data channel offload - the AEAD usage limit
+ *
+ * An AES-GCM key may only protect so much before a forgery becomes too
+ * likely.  openvpn 2.7 bounds q + s, the packets (q) plus the 16-byte
+ * blocks of plaintext (s) under one key, by 2^36 - 1 (a forgery
+ * probability of 2^-57; cipher_get_aead_limits() in openvpn's crypto.c),
+ * and renegotiates once either direction of a key passes 7/8 of it
+ * (tls_get_limit_aead() in ssl.c).  ChaCha20-Poly1305 has no such limit.
+ * A key slot keeps this account for each direction; the packet id stands
+ * for q, so only the blocks are counted here.
+ */
+
+#ifndef _NET_OVPN_USAGE_H_
+#define _NET_OVPN_USAGE_H_
+
+#include <linux/bits.h>
+#include <linux/math.h>
+#include <linux/percpu_counter.h>
+#include <linux/types.h>
+#include <uapi/linux/ovpn.h>
+
+/* openvpn's AEAD_LIMIT_BLOCKSIZE: plaintext is counted in these. */
+#define OVPN_USAGE_BLOCK_SIZE	16
+/* q + s allowed under one AES-GCM key, as openvpn computes it. */
+#define OVPN_USAGE_LIMIT_AES_GCM	((1ULL << 36) - 1)
+/* Where openvpn renegotiates: 7/8 of the limit, in its integer steps. */
+#define OVPN_USAGE_RENEG(limit)	((limit) / 8 * 7)
+/* Blocks a CPU gathers before adding them to the shared count: 1 MiB. */
+#define OVPN_USAGE_BATCH	BIT(16)
+
+/**
+ * enum ovpn_usage_verdict - what a key's account says after a packet
+ * @OVPN_USAGE_OK: below the thresholds, or past them and already said
+ * @OVPN_USAGE_RENEG: this packet took the key past the renegotiation
+ *	threshold; said once per direction of a key
+ * @OVPN_USAGE_SPENT: past the limit: the key must not encrypt this packet
+ *	or any after it
+ */
+enum ovpn_usage_verdict {
+	OVPN_USAGE_OK,
+	OVPN_USAGE_RENEG,
+	OVPN_USAGE_SPENT,
+};
+
+/**
+ * struct ovpn_usage - one direction's account of an AEAD key
+ * @blocks: plaintext blocks protected so far, summed per CPU
+ * @limit: the most q + s allowed; 0 when the cipher has no limit, and
+ *	   then nothing is counted
+ * @reneg: q + s past which userspace is asked to renegotiate
+ * @watch: q + s past which the next packet takes the exact (slow) look:
+ *	   @reneg until that was reported, then @limit if @enforce, else
+ *	   never again
+ * @slack: how far below the true sum @blocks' shared count may lag:
+ *	   one batch per possible CPU
+ * @reneg_said: bit 0 set once OVPN_USAGE_RENEG was returned
+ * @enforce: whether to say OVPN_USAGE_SPENT past @limit (the sending
+ *	     direction: openvpn itself never refuses a received packet for
+ *	     its key's usage, and neither does this driver)
+ *
+ * Why no shared write per packet: every CPU adds to its own part of
+ * @blocks and folds it into the shared count once a batch (a megabyte of
+ * plaintext) has gathered.  The shared count plus @slack is then an upper
+ * bound of the true sum, cheap to read; only a packet for which that bound
+ * passes @watch sums the CPUs' parts exactly.  Packets pay that only in
+ * the last @slack blocks before each threshold.
+ */
+struct ovpn_usage {
+	struct percpu_counter blocks;
+	u64 limit;
+	u64 reneg;
+	u64 watch;
+	u64 slack;
+	unsigned long reneg_said;
+	bool enforce;
+};
+
+int __must_check ovpn_usage_init(struct ovpn_usage *usage,
+				 enum ovpn_cipher_alg alg, bool enforce);
+void ovpn_usage_destroy(struct ovpn_usage *usage);
+enum ovpn_usage_verdict ovpn_usage_slow(struct ovpn_usage *usage,
+					u32 pktid);
+
+/**
+ * ovpn_usage_add - account for one packet under a key
+ * @usage: the account of the direction the packet goes
+ * @len: the packet's plaintext length, in bytes
+ * @pktid: the packet's id: the count of packets under the key so far
+ *
+ * Context: any.
+ * Return: the verdict; see enum ovpn_usage_verdict.
+ */
+static inline enum ovpn_usage_verdict
+ovpn_usage_add(struct ovpn_usage *usage, unsigned int len, u32 pktid)
+{
+	u64 bound;
+
+	if (!usage->limit)
+		return OVPN_USAGE_OK;
+
+	percpu_counter_add_batch(&usage->blocks,
+				 DIV_ROUND_UP(len, OVPN_USAGE_BLOCK_SIZE),
+				 OVPN_USAGE_BATCH);
+	bound = percpu_counter_read_positive(&usage->blocks) + usage->slack +
+		pktid;
+	if (likely(bound <= READ_ONCE(usage->watch)))
+		return OVPN_USAGE_OK;
+	return ovpn_usage_slow(usage, pktid);
+}
+
+#endif /* _NET_OVPN_USAGE_H_ */

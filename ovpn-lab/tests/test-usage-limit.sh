@@ -1,0 +1,210 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The AEAD usage limit of a key: openvpn 2.7 renegotiates once the packets
+# plus 16-byte plaintext blocks under an AES-GCM key pass 7/8 of 2^36 - 1,
+# in either direction; the driver sends KEY_SWAP_NTF there (openvpn's
+# answer to it is a renegotiation) and refuses to encrypt past the limit.
+# No traffic in the lab reaches 2^36 blocks: the module under test is a
+# variant (the lab's build.sh -u) whose new AES-GCM keys start their
+# accounts short of the thresholds, by these numbers of blocks:
+#   sending, key id 0: the limit - 90; any other key id: threshold - 45;
+#   receiving, every key: threshold - 45.
+# Each datagram below is a 128-byte IPv4 packet, 8 blocks, and its packet
+# id counts one more: q + s grows by 9 a packet.  So the 6th packet of a
+# key passes the threshold, both ways (45 + 9 > 45 + 0 at 5 packets, no),
+# and key 0 sends 10 packets (90 = 10 * 9, not past) and refuses the 11th.
+# ChaCha20-Poly1305 has no limit: its keys count nothing.
+#
+#   ns a: tun-a (P2P, 5.5.8.1) -- veth-a 10.10.8.1 == veth-b 10.10.8.2 --
+#   ns b: tun-b (P2P, 5.5.8.2); a knows b as peer 2, b knows a as peer 1.
+#   Only a sends: UDP datagrams to a socket b holds open, which nothing
+#   answers.  tun-s, in each namespace, only gets the short-lived peers
+#   that mark the end of a series of notifications.
+#
+# Environment: OVPN_KO_USAGE_END, that variant (the script skips without
+# it).  At the end the module the other scripts test is loaded again.
+
+source "$(dirname "$0")/lib.sh"
+
+variant_require OVPN_KO_USAGE_END \
+	"keys near their usage limit (the lab's build.sh -u)"
+
+NA=ovpn-ua-$$
+NB=ovpn-ub-$$
+PORT=4000
+
+in_a() { ip netns exec "$NA" "$@"; }
+in_b() { ip netns exec "$NB" "$@"; }
+
+setup_topology()
+{
+	lab_is_loaded "$OVPN_KO_USAGE_END" ||
+		fail "the loaded module is not $OVPN_KO_USAGE_END"
+	ipv4_pair "$NA" veth-a 10.10.8.1 "$NB" veth-b 10.10.8.2
+	in_a "$OVPN_CLI" new_iface tun-a
+	in_a "$OVPN_CLI" new_iface tun-s
+	in_b "$OVPN_CLI" new_iface tun-b
+	in_b "$OVPN_CLI" new_iface tun-s
+	start_ready "$TMPDIR/a.log" in_a "$OVPN_CLI" new_peer tun-a 2 3011 \
+		10.10.8.2 3012 tx_id 1 stay
+	start_ready "$TMPDIR/b.log" in_b "$OVPN_CLI" new_peer tun-b 1 3012 \
+		10.10.8.1 3011 tx_id 2 stay
+	link_up "$NA" tun-a 5.5.8.1
+	link_up "$NB" tun-b 5.5.8.2
+	# A socket for the datagrams, so that b answers none of them.
+	bg_start "$TMPDIR/sink" in_b python3 -c "
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+s.bind(('5.5.8.2', $PORT))
+time.sleep(3600)"
+	wait_until sink_open || fail "no socket on b's port $PORT"
+}
+
+sink_open() { in_b ss -Hlun "sport = :$PORT" | grep -q .; }
+
+# keys SLOT KEY_ID ALG: a new key in SLOT at both ends.
+keys() { key_pair "$NA" tun-a 2 "$NB" tun-b 1 "$1" "$2" "$3"; }
+
+# send COUNT: COUNT datagrams of 100 bytes from a to b's socket.
+send()
+{
+	in_a python3 -c "
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range($1):
+    try:
+        s.sendto(b'u' * 100, ('5.5.8.2', $PORT))
+    except OSError:
+        pass"
+}
+
+# listen COUNT_A COUNT_B: listeners in a and b, collecting that many
+# notifications: those expected, and the sentinel.
+listen()
+{
+	ntf_listen "$TMPDIR/ntf.a" "$1" in_a
+	ntf_listen "$TMPDIR/ntf.b" "$2" in_b
+}
+
+# sentinels ID: a notification in each namespace after all that the
+# packets sent so far caused: peer ID of tun-s, made on the socket of an
+# ovpn-cli that exits at once, goes with that socket.  Waits for both
+# listeners.
+sentinels()
+{
+	local ns
+
+	for ns in in_a in_b; do
+		expect_eq "sentinel peer $1" READY \
+			"$($ns "$OVPN_CLI" new_peer tun-s "$1" 0 10.10.8.9 3099 |
+			   cut -d' ' -f1)"
+	done
+	wait "$(cat "$TMPDIR/ntf.a.pid")" || true
+	wait "$(cat "$TMPDIR/ntf.b.pid")" || true
+	grep -q "^ntf peer_del .* id=$1 " "$TMPDIR/ntf.a" ||
+		fail "no sentinel in a: notifications still coming?"
+	grep -q "^ntf peer_del .* id=$1 " "$TMPDIR/ntf.b" ||
+		fail "no sentinel in b: notifications still coming?"
+}
+
+# swaps NS COUNT KEY_ID: the listener of NS (a or b) got COUNT
+# KEY_SWAP_NTF, each for the other end's peer and KEY_ID.
+swaps()
+{
+	local ntf=$TMPDIR/ntf.$1 dev=tun-$1 id=2 ns=$NA ifindex
+
+	[ "$1" = b ] && dev=tun-b id=1 ns=$NB
+	ifindex=$(ip netns exec "$ns" cat "/sys/class/net/$dev/ifindex")
+	expect_eq "KEY_SWAP_NTF in $1" "$2" "$(grep -c '^ntf key_swap' "$ntf")"
+	expect_eq "KEY_SWAP_NTF in $1 for peer $id key $3" "$2" \
+		"$(grep -cx "ntf key_swap ifindex=$ifindex peer_id=$id key_id=$3" \
+		   "$ntf")"
+}
+
+# received TOTAL: b's peer has decrypted TOTAL packets since setup.
+received()
+{
+	wait_until peer_stat_ge "$NB" tun-b 1 vpn_rx_packets "$1" || true
+	expect_eq "packets b decrypted" "$1" \
+		"$(peer_stat "$NB" tun-b 1 vpn_rx_packets)"
+}
+
+# Key 1, 45 blocks short of the threshold both ways: 5 packets leave it
+# exactly at the threshold, which is not past it.
+quiet_below_threshold()
+{
+	keys primary 1 aes256
+	listen 1 1
+	send 5
+	received 5
+	sentinels 101
+	swaps a 0 1
+	swaps b 0 1
+}
+
+# The 6th packet passes it at both ends: each asks for a new key once,
+# the sender for its sending side, the receiver for its receiving side,
+# and the traffic goes on.
+threshold_said_once()
+{
+	listen 2 2
+	send 1
+	received 6
+	send 4
+	received 10
+	sentinels 102
+	swaps a 1 1
+	swaps b 1 1
+}
+
+# Key 0 sends 90 blocks short of the limit: 10 packets, each past the
+# threshold already (said once), then the 11th is refused and the key is
+# done: it leaves its slot with a second KEY_SWAP_NTF, and the 12th finds
+# no key.  Both are counted as dropped.  b's side of key 0 says its
+# threshold at the 6th, as key 1's did.
+limit_refuses()
+{
+	local before drop0
+
+	keys primary 0 aes256
+	listen 3 2
+	before=$(in_a "$OVPN_CLI" get_peer tun-a 2)
+	drop0=$(link_dropped "$NA" tun-a tx)
+	send 12
+	received 20
+	sentinels 103
+	expect_eq "packets a sent encrypted" 10 \
+		"$(peer_delta link_tx_packets "$before" \
+		   "$(in_a "$OVPN_CLI" get_peer tun-a 2)")"
+	expect_eq "tx_dropped of tun-a" 2 \
+		$(($(link_dropped "$NA" tun-a tx) - drop0))
+	swaps a 2 0
+	swaps b 1 0
+	expect_err ENOENT in_a "$OVPN_CLI" get_key tun-a 2 primary
+}
+
+# A ChaCha20-Poly1305 key has no limit: it counts nothing and says
+# nothing, although the variant's AES-GCM keys would have.
+chacha_unlimited()
+{
+	keys primary 2 chachapoly
+	listen 1 1
+	send 20
+	received 40
+	sentinels 104
+	swaps a 0 2
+	swaps b 0 2
+}
+
+variant_start "$OVPN_KO_USAGE_END"
+
+ktap_plan 6
+run_test setup setup_topology
+run_test quiet_below_threshold quiet_below_threshold
+run_test threshold_said_once threshold_said_once
+run_test limit_refuses limit_refuses
+run_test chacha_unlimited chacha_unlimited
+run_test module_unloads module_unloads
+ktap_finish
