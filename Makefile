@@ -8,7 +8,13 @@
 #   make                       the running kernel
 #   make KVER=<release>        another installed kernel
 #   make install               as root; runs depmod
-# dkms.conf uses the same "modules" target.
+# dkms.conf uses the same "modules" target.  As a Debian package for DKMS
+# (needs debhelper and dh-dkms: apt install debhelper dh-dkms):
+#   make deb                   .build/deb/ovpn-dkms_<version>_all.deb
+#   apt install ./.build/deb/ovpn-dkms_<version>_all.deb
+# DKMS then builds and installs the module for every kernel with its
+# headers installed, now and as kernels come; "apt remove ovpn-dkms"
+# takes it out again, leaving the kernel's own ovpn module.
 #
 # For developers, the lab (ovpn-lab, run as root) builds and
 # tests the driver against Debian's 7.3 kernel inside a VM; see ./lab.
@@ -18,7 +24,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 OVPN_DIR := $(CURDIR)/drivers/net/ovpn
 LAB := ./lab
 
-.PHONY: all modules install uninstall clean
+.PHONY: all modules install uninstall clean deb
 .PHONY: module check demo conformance conformance-dist ynl-gen root
 .PHONY: upstream-check series dkms kunit
 
@@ -38,6 +44,27 @@ uninstall:
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(OVPN_DIR) clean
+
+# The package's version is dkms.conf's; its source tree is what an
+# operator's copy needs (as "make install"), and packaging/debian.
+PKG_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+PKG_SRC = .build/deb/ovpn-dkms-$(PKG_VERSION)
+
+deb:
+	rm -rf .build/deb
+	mkdir -p $(PKG_SRC)
+	find Makefile dkms.conf include/uapi/linux/ovpn.h drivers/net/ovpn \
+		-type f \( -name Makefile -o -name Kconfig -o -name dkms.conf \
+		-o -name '*.[ch]' \) ! -name '*.mod.c' \
+		-exec cp --parents -t $(PKG_SRC) '{}' +
+	cp -r packaging/debian $(PKG_SRC)/debian
+	printf '%s\n\n  * %s\n\n -- %s  %s\n' \
+		'ovpn-dkms ($(PKG_VERSION)) unstable; urgency=medium' \
+		'Built from the ovpn repository by "make deb".' \
+		'Firstname Lastname <you@example.org>' "$$(date -R)" \
+		>$(PKG_SRC)/debian/changelog
+	cd $(PKG_SRC) && dpkg-buildpackage -b -us -uc
+	@ls .build/deb/*.deb
 
 # ovpn.ko for the lab's generic kernel, in .build/<kernel release>/.
 module:
@@ -79,7 +106,8 @@ kunit:
 series:
 	$(LAB) series
 
-# dkms and "make install" tested in the lab root, then the selftests.
+# "make install", "make deb" and its package tested in the lab root, then
+# the selftests on the module DKMS installed.
 dkms:
 	$(LAB) dkms
 

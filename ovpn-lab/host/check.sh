@@ -67,7 +67,7 @@ done
 if [[ " $flavours " == *" amd64 "* ]]; then
 	set +e
 	"$LAB_DIR/host/dkms.sh" >"$REPO_DIR/.build/dkms.log" 2>&1
-	lab_result $? "make install and dkms install work in the lab root"
+	lab_result $? "make install, make deb and the ovpn-dkms package work in the lab root"
 	set -e
 	read -r p f s <"$REPO_DIR/.build/out/dkms/summary" 2>/dev/null ||
 		{ p=0 f=1 s=0; }

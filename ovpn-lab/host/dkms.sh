@@ -6,11 +6,16 @@
 #    kernel (KVER=...), must put ovpn.ko under updates/ where modprobe
 #    finds it before the kernel's own ovpn module; "make uninstall"
 #    removes it;
-# 2. dkms add, build and install from /usr/src/ovpn-<version> must do the
-#    same under updates/dkms/;
-# 3. the guest, booted from that root, runs the selftest suite on the
-#    module dkms installed, loaded from where dkms put it; the churn and
-#    fuzzing tests are left to check's runs on the lab's own builds.
+# 2. "make deb" (after "apt install debhelper dh-dkms", as an operator
+#    would) must build ovpn-dkms_<version>_all.deb, and "apt install" of
+#    it must have DKMS build the module for both of the root's kernels and
+#    install it under updates/dkms/, where modprobe finds it;
+# 3. the guest, booted from that root, runs the selftest suite and
+#    openvpn's interop test on the module DKMS installed, loaded from
+#    where DKMS put it; the churn, fuzzing and test-build scripts are left
+#    to check's runs on the lab's own builds;
+# 4. "apt remove ovpn-dkms" must leave the kernel's own module as the one
+#    modprobe finds.
 #
 # The lab root is shared by every command, so it is never written: all of
 # this happens on an overlayfs over it, thrown away afterwards.
@@ -31,16 +36,18 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/upper" "$work/work" "$work/merged"
 
 # What an operator's copy of the sources holds: the top-level Makefile,
-# dkms.conf, the driver and the uapi header.
+# dkms.conf, the driver, the uapi header and the Debian packaging.
 copy_sources()
 {
 	local dst=$1 f
 
 	(cd "$REPO_DIR" && find Makefile dkms.conf drivers/net/ovpn \
-		include/uapi/linux/ovpn.h -type f \
+		include/uapi/linux/ovpn.h packaging -type f \
 		\( -name Makefile -o -name Kconfig -o -name dkms.conf \
-		   -o -name '*.[ch]' \)) | while read -r f; do
-		install -D -m 644 "$REPO_DIR/$f" "$dst/$f"
+		   -o -name '*.[ch]' -o -path 'packaging/*' \)) |
+	while read -r f; do
+		install -D -m "$(stat -c %a "$REPO_DIR/$f")" "$REPO_DIR/$f" \
+			"$dst/$f"
 	done
 }
 
@@ -66,41 +73,65 @@ case $(where) in
 *) step "make uninstall: back to $(where)" ;;
 esac
 
-dkms add -m ovpn -v "$version"
-dkms build -m ovpn -v "$version" -k "$kver" >/tmp/dkms.log 2>&1 ||
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends debhelper dh-dkms \
+	>/tmp/apt.log 2>&1 || { cat /tmp/apt.log; exit 1; }
+make -s deb >/tmp/deb.log 2>&1 || { cat /tmp/deb.log; exit 1; }
+deb=$(ls .build/deb/ovpn-dkms_"$version"_all.deb)
+step "make deb: $deb"
+apt-get install -y "./$deb" >/tmp/dkms.log 2>&1 ||
 	{ cat /tmp/dkms.log /var/lib/dkms/ovpn/"$version"/build/make.log; exit 1; }
-step "dkms build"
-dkms install -m ovpn -v "$version" -k "$kver"
 dkms status -m ovpn
-case $(where) in
-/lib/modules/$kver/updates/dkms/ovpn.ko*) step "dkms install: modprobe finds $(where)" ;;
-*) echo "not ok - dkms install: modprobe finds $(where)"; exit 1 ;;
-esac
+for k in $(ls /lib/modules); do
+	case $(modinfo -k "$k" -n ovpn) in
+	/lib/modules/$k/updates/dkms/ovpn.ko*)
+		step "apt install ovpn-dkms: modprobe finds $(modinfo -k "$k" -n ovpn)" ;;
+	*) echo "not ok - apt install ovpn-dkms: $k has $(modinfo -k "$k" -n ovpn)"
+	   exit 1 ;;
+	esac
+done
 where >/var/tmp/ovpn-installed
 '
 
+# After the boot, in the same overlay: the package goes, and with it the
+# module; the kernel's own is found again.
+# shellcheck disable=SC2016
+remove_steps='
+set -eu
+kver=$1
+apt-get remove -y ovpn-dkms >/tmp/remove.log 2>&1 ||
+	{ cat /tmp/remove.log; exit 1; }
+case $(modinfo -k "$kver" -n ovpn) in
+/lib/modules/$kver/kernel/*) echo "ok - apt remove ovpn-dkms: modprobe finds $(modinfo -k "$kver" -n ovpn)" ;;
+*) echo "not ok - apt remove ovpn-dkms: modprobe finds $(modinfo -k "$kver" -n ovpn)"; exit 1 ;;
+esac
+'
+
 copy_sources "$work/upper/usr/src/ovpn-make"
-copy_sources "$work/upper/usr/src/ovpn-$version"
 
 t0=$(date +%s)
 set +e
 unshare --mount --propagation private -- /bin/bash -c '
 	set -e
-	lab=$1 root=$2 work=$3 kver=$4 version=$5 steps=$6 ksft=$7
-	shift 7
+	lab=$1 root=$2 work=$3 kver=$4 version=$5 steps=$6 remove=$7 ksft=$8
+	shift 8
 	. "$lab/host/common.sh"
 	m=$work/merged
 	mount -t overlay overlay \
 		-o "lowerdir=$root,upperdir=$work/upper,workdir=$work/work" "$m"
 	lab_chroot "$m" /bin/bash -c "$steps" dkms-steps "$kver" "$version"
 	ko=$(cat "$m/var/tmp/ovpn-installed")
+	rc=0
 	OVPN_LAB_ROOT=$m "$lab/host/boot.sh" -c "${OVPN_LAB_CPUS:-2}" \
 		-m "${OVPN_LAB_MEMORY:-2G}" -o .build/out/dkms -- \
 		OVPN_KO="$ko" OVPN_KSFT="/src/$ksft" \
 		OVPN_CLI="/src/$ksft/net/ovpn/ovpn-cli" \
-		ovpn-lab/guest/selftests.sh "$@"
+		ovpn-lab/guest/selftests.sh "$@" || rc=$?
+	lab_chroot "$m" /bin/bash -c "$remove" dkms-remove "$kver"
+	exit "$rc"
 ' dkms "$LAB_DIR" "$root" "$work" "$kver" "$version" "$install_steps" \
-	"$ksft" $(lab_selftests_functional)
+	"$remove_steps" "$ksft" $(lab_selftests_functional)
 rc=$?
 set -e
 summary=$(cat "$REPO_DIR/.build/out/dkms/summary" 2>/dev/null || echo "0 1 0")
