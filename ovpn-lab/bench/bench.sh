@@ -33,6 +33,12 @@
 #         transport, on each module, and our module's parallel path
 #         (par-*); lines-analyze.py writes lines.md
 #         and lines.json in each boot's directory.
+# latency: one boot per guest CPU count (-c, default 2) runs
+#         guest-latency.sh over the TCP transport: ping RTT through the
+#         tunnel idle and under one iperf3 stream, and how 2 and 4 streams
+#         share it (Jain's index), each module, -r rounds of -t seconds
+#         (defaults 3 and 10); the table is latency.txt in each boot's
+#         directory.
 #
 # And one that measures nothing, not part of "all":
 #
@@ -44,7 +50,7 @@
 #
 # Usage: bench.sh [-c "CPUS..."] [-r rounds] [-t seconds] [-s "STREAMS..."]
 #                 [-n packets] [-P "POSSIBLE..."] [-N peers] [-o outdir]
-#                 [counts|throughput|all|scale|memory|lines|hostab]
+#                 [counts|throughput|all|scale|memory|lines|latency|hostab]
 #   defaults: -c "2 4" -r 3 -t 5 -s "1 4 8 16" -n 2000 -P "2 64" -N 2000,
 #   -o .build/out/bench, all; for lines, -c "4 8" -n 512
 
@@ -52,7 +58,7 @@
 
 # lab_getopts sets these by name (printf -v), which shellcheck cannot see.
 declare cpu_list rounds secs streams packets possible_list peers out
-lab_getopts "usage: bench.sh [-c cpus] [-r rounds] [-t s] [-s streams] [-n packets] [-P possible] [-N peers] [-o dir] [counts|throughput|all|scale|memory|lines|hostab]" \
+lab_getopts "usage: bench.sh [-c cpus] [-r rounds] [-t s] [-s streams] [-n packets] [-P possible] [-N peers] [-o dir] [counts|throughput|all|scale|memory|lines|latency|hostab]" \
 	c:cpu_list r:rounds t:secs s:streams \
 	n:packets "P:possible_list=2 64" N:peers=2000 \
 	o:out=.build/out/bench -- "$@"
@@ -67,7 +73,10 @@ lines)
 	cpu_list=${cpu_list:-4 8}
 	packets=${packets:-512}
 	;;
-*) lab_die "what to run: counts, throughput, all, scale, memory, lines or hostab" ;;
+latency)
+	cpu_list=${cpu_list:-2} secs=${secs:-10}
+	;;
+*) lab_die "what to run: counts, throughput, all, scale, memory, lines, latency or hostab" ;;
 esac
 rounds=${rounds:-3} secs=${secs:-5} streams=${streams:-1 4 8 16}
 cpu_list=${cpu_list:-2 4}
@@ -139,6 +148,20 @@ if [ "$what" = lines ]; then
 		lab_chroot "$root" python3 "/src/$bench/lines-analyze.py" \
 			"/src/$dir" >/dev/null
 		cat "$REPO_DIR/$dir/lines.md"
+	done
+	exit 0
+fi
+if [ "$what" = latency ]; then
+	for cpus in $cpu_list; do
+		lab_log "latency: $cpus guest CPUs, $rounds rounds of $secs s"
+		dir=$out/latency-$cpus
+		# Per round and module: 4 runs of the seconds, and setup.
+		"$LAB_DIR/host/boot.sh" -c "$cpus" -o "$dir" \
+			-t $((rounds * 2 * (4 * secs + 60) + 600)) -- \
+			"$env" "$bench/guest-latency.sh" "$rounds" "$secs" \
+			>/dev/null ||
+			lab_die "the latency boot failed (see $dir/console.log)"
+		cat "$REPO_DIR/$dir/latency.txt"
 	done
 	exit 0
 fi
