@@ -41,11 +41,12 @@ while getopts "xu" opt; do
 		# receives 45 short of that threshold.
 		edit_file=crypto.c
 		edit='/^\t\/\* Last: from here on the slot dies only/i\
-\tif (ks->usage_xmit.limit) {\
+\tif (kc->cipher_alg == OVPN_CIPHER_ALG_AES_GCM) {\
 \t\tpercpu_counter_set(\&ks->usage_xmit.blocks, kc->key_id ?\
-\t\t\tks->usage_xmit.reneg - 45 : ks->usage_xmit.limit - 90);\
+\t\t\tOVPN_USAGE_RENEG(OVPN_USAGE_LIMIT_AES_GCM) - 45 :\
+\t\t\tOVPN_USAGE_LIMIT_AES_GCM - 90);\
 \t\tpercpu_counter_set(\&ks->usage_recv.blocks,\
-\t\t\tks->usage_recv.reneg - 45);\
+\t\t\tOVPN_USAGE_RENEG(OVPN_USAGE_LIMIT_AES_GCM) - 45);\
 \t}'
 		edit_check='percpu_counter_set(&ks->usage_recv.blocks,'
 		suffix=-usage-end

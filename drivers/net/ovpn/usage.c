@@ -12,6 +12,20 @@
 
 #include "usage.h"
 
+/* How far the shared count may lag the true sum: see struct ovpn_usage. */
+static u64 ovpn_usage_slack(void)
+{
+	return (u64)num_possible_cpus() * OVPN_USAGE_BATCH;
+}
+
+/* The trigger of @threshold: the threshold less the slack, 0 at least. */
+static u64 ovpn_usage_trigger(u64 threshold)
+{
+	u64 slack = ovpn_usage_slack();
+
+	return threshold > slack ? threshold - slack : 0;
+}
+
 /**
  * ovpn_usage_init - open the account of one direction of a new key
  * @usage: the account, zeroed
@@ -24,16 +38,21 @@
 int ovpn_usage_init(struct ovpn_usage *usage, enum ovpn_cipher_alg alg,
 		    bool enforce)
 {
+	int ret;
+
 	/* Only AES-GCM has a limit; openvpn sets none for ChaCha20. */
 	if (alg != OVPN_CIPHER_ALG_AES_GCM)
 		return 0;
 
-	usage->limit = OVPN_USAGE_LIMIT_AES_GCM;
-	usage->reneg = OVPN_USAGE_RENEG(usage->limit);
-	usage->watch = usage->reneg;
-	usage->slack = (u64)num_possible_cpus() * OVPN_USAGE_BATCH;
-	usage->enforce = enforce;
-	return percpu_counter_init(&usage->blocks, 0, GFP_KERNEL);
+	ret = percpu_counter_init(&usage->blocks, 0, GFP_KERNEL);
+	if (ret)
+		return ret;
+	usage->trigger =
+		ovpn_usage_trigger(OVPN_USAGE_RENEG(OVPN_USAGE_LIMIT_AES_GCM));
+	if (enforce)
+		__set_bit(OVPN_USAGE_ENFORCE, &usage->flags);
+	__set_bit(OVPN_USAGE_COUNTING, &usage->flags);
+	return 0;
 }
 
 /**
@@ -68,17 +87,21 @@ void ovpn_usage_destroy(struct ovpn_usage *usage)
 enum ovpn_usage_verdict ovpn_usage_slow(struct ovpn_usage *usage, u32 pktid)
 {
 	u64 used = percpu_counter_sum_positive(&usage->blocks) + pktid;
+	bool enforce = test_bit(OVPN_USAGE_ENFORCE, &usage->flags);
 
-	if (usage->enforce && used > usage->limit)
+	if (enforce && used > OVPN_USAGE_LIMIT_AES_GCM)
 		return OVPN_USAGE_SPENT;
-	if (used <= usage->reneg || test_and_set_bit(0, &usage->reneg_said))
+	if (used <= OVPN_USAGE_RENEG(OVPN_USAGE_LIMIT_AES_GCM) ||
+	    test_and_set_bit(OVPN_USAGE_RENEG_SAID, &usage->flags))
 		return OVPN_USAGE_OK;
 
 	/*
 	 * Said once.  The receiving side has nothing left to watch: without
 	 * this, every later packet would take the slow look.
 	 */
-	WRITE_ONCE(usage->watch, usage->enforce ? usage->limit : U64_MAX);
+	WRITE_ONCE(usage->trigger,
+		   enforce ? ovpn_usage_trigger(OVPN_USAGE_LIMIT_AES_GCM) :
+			     U64_MAX);
 	return OVPN_USAGE_RENEG;
 }
 

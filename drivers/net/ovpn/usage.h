@@ -15,6 +15,7 @@
 #ifndef _NET_OVPN_USAGE_H_
 #define _NET_OVPN_USAGE_H_
 
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/math.h>
 #include <linux/percpu_counter.h>
@@ -44,37 +45,40 @@ enum ovpn_usage_verdict {
 	OVPN_USAGE_SPENT,
 };
 
+/* struct ovpn_usage.flags */
+enum {
+	/* the key's cipher has a limit: the account counts */
+	OVPN_USAGE_COUNTING,
+	/* the sending direction: OVPN_USAGE_SPENT past the limit */
+	OVPN_USAGE_ENFORCE,
+	/* OVPN_USAGE_RENEG was returned */
+	OVPN_USAGE_RENEG_SAID,
+};
+
 /**
  * struct ovpn_usage - one direction's account of an AEAD key
  * @blocks: plaintext blocks protected so far, summed per CPU
- * @limit: the most q + s allowed; 0 when the cipher has no limit, and
- *	   then nothing is counted
- * @reneg: q + s past which userspace is asked to renegotiate
- * @watch: q + s past which the next packet takes the exact (slow) look:
- *	   @reneg until that was reported, then @limit if @enforce, else
- *	   never again
- * @slack: how far below the true sum @blocks' shared count may lag:
- *	   one batch per possible CPU
- * @reneg_said: bit 0 set once OVPN_USAGE_RENEG was returned
- * @enforce: whether to say OVPN_USAGE_SPENT past @limit (the sending
- *	     direction: openvpn itself never refuses a received packet for
- *	     its key's usage, and neither does this driver)
+ * @trigger: the cheap bound of q + s past which a packet takes the exact
+ *	     (slow) look: a threshold less the slack, see below
+ * @flags: OVPN_USAGE_* bits
  *
  * Why no shared write per packet: every CPU adds to its own part of
  * @blocks and folds it into the shared count once a batch (a megabyte of
- * plaintext) has gathered.  The shared count plus @slack is then an upper
- * bound of the true sum, cheap to read; only a packet for which that bound
- * passes @watch sums the CPUs' parts exactly.  Packets pay that only in
- * the last @slack blocks before each threshold.
+ * plaintext) has gathered.  The shared count lags the true sum by less
+ * than one batch per possible CPU (the slack), so shared count + q passing
+ * @trigger, the threshold watched less the slack, is the first moment
+ * the true q + s may pass it; only then are the CPUs' parts summed.
+ * Packets pay that in the last slack blocks before each threshold.
+ * The threshold watched is openvpn's renegotiation threshold, then the
+ * limit if OVPN_USAGE_ENFORCE, else none.
+ *
+ * The account is small on purpose: a key slot holds two, and fits its
+ * kmalloc bucket (512 bytes) only so.
  */
 struct ovpn_usage {
 	struct percpu_counter blocks;
-	u64 limit;
-	u64 reneg;
-	u64 watch;
-	u64 slack;
-	unsigned long reneg_said;
-	bool enforce;
+	u64 trigger;
+	unsigned long flags;
 };
 
 int __must_check ovpn_usage_init(struct ovpn_usage *usage,
@@ -95,17 +99,14 @@ enum ovpn_usage_verdict ovpn_usage_slow(struct ovpn_usage *usage,
 static inline enum ovpn_usage_verdict
 ovpn_usage_add(struct ovpn_usage *usage, unsigned int len, u32 pktid)
 {
-	u64 bound;
-
-	if (!usage->limit)
+	if (!test_bit(OVPN_USAGE_COUNTING, &usage->flags))
 		return OVPN_USAGE_OK;
 
 	percpu_counter_add_batch(&usage->blocks,
 				 DIV_ROUND_UP(len, OVPN_USAGE_BLOCK_SIZE),
 				 OVPN_USAGE_BATCH);
-	bound = percpu_counter_read_positive(&usage->blocks) + usage->slack +
-		pktid;
-	if (likely(bound <= READ_ONCE(usage->watch)))
+	if (likely(percpu_counter_read_positive(&usage->blocks) + pktid <=
+		   READ_ONCE(usage->trigger)))
 		return OVPN_USAGE_OK;
 	return ovpn_usage_slow(usage, pktid);
 }

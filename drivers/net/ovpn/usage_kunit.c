@@ -11,6 +11,9 @@
 
 #include <kunit/test.h>
 
+#define OVPN_TEST_LIMIT	OVPN_USAGE_LIMIT_AES_GCM
+#define OVPN_TEST_RENEG	OVPN_USAGE_RENEG(OVPN_USAGE_LIMIT_AES_GCM)
+
 static void ovpn_usage_test_exit(void *usage)
 {
 	ovpn_usage_destroy(usage);
@@ -39,13 +42,14 @@ static void ovpn_usage_thresholds(struct kunit *test)
 	struct ovpn_usage chacha = {};
 
 	/* 2^36 - 1, and (2^36 - 1) / 8 * 7 in integers. */
-	KUNIT_EXPECT_EQ(test, gcm->limit, 68719476735ULL);
-	KUNIT_EXPECT_EQ(test, gcm->reneg, 60129542137ULL);
+	KUNIT_EXPECT_EQ(test, OVPN_TEST_LIMIT, 68719476735ULL);
+	KUNIT_EXPECT_EQ(test, OVPN_TEST_RENEG, 60129542137ULL);
+	KUNIT_EXPECT_TRUE(test, test_bit(OVPN_USAGE_COUNTING, &gcm->flags));
 
 	KUNIT_ASSERT_EQ(test, ovpn_usage_init(&chacha,
 					      OVPN_CIPHER_ALG_CHACHA20_POLY1305,
 					      true), 0);
-	KUNIT_EXPECT_EQ(test, chacha.limit, 0);
+	KUNIT_EXPECT_FALSE(test, test_bit(OVPN_USAGE_COUNTING, &chacha.flags));
 	KUNIT_EXPECT_EQ(test, ovpn_usage_add(&chacha, 1500, U32_MAX),
 			OVPN_USAGE_OK);
 	ovpn_usage_destroy(&chacha);
@@ -73,7 +77,7 @@ static void ovpn_usage_blocks_rounded(struct kunit *test)
 static void ovpn_usage_reneg_once(struct kunit *test)
 {
 	struct ovpn_usage *usage = ovpn_usage_test_open(test, true);
-	const u64 start = usage->reneg - 1000;
+	const u64 start = OVPN_TEST_RENEG - 1000;
 
 	percpu_counter_set(&usage->blocks, start);
 	/* 10 blocks, id 1: 989 below */
@@ -83,7 +87,8 @@ static void ovpn_usage_reneg_once(struct kunit *test)
 	/* 1 block, id 991: 2 past it */
 	KUNIT_EXPECT_EQ(test, ovpn_usage_add(usage, 1, 991), OVPN_USAGE_RENEG);
 	KUNIT_EXPECT_EQ(test, ovpn_usage_add(usage, 1, 992), OVPN_USAGE_OK);
-	KUNIT_EXPECT_EQ(test, usage->watch, usage->limit);
+	KUNIT_EXPECT_EQ(test, usage->trigger,
+			ovpn_usage_trigger(OVPN_TEST_LIMIT));
 }
 
 /*
@@ -95,17 +100,17 @@ static void ovpn_usage_spent(struct kunit *test)
 	struct ovpn_usage *xmit = ovpn_usage_test_open(test, true);
 	struct ovpn_usage *recv = ovpn_usage_test_open(test, false);
 
-	percpu_counter_set(&xmit->blocks, xmit->limit - 10);
+	percpu_counter_set(&xmit->blocks, OVPN_TEST_LIMIT - 10);
 	/* 5 blocks, id 5: exactly the limit, past the threshold */
 	KUNIT_EXPECT_EQ(test, ovpn_usage_add(xmit, 80, 5), OVPN_USAGE_RENEG);
 	KUNIT_EXPECT_EQ(test, ovpn_usage_add(xmit, 16, 6), OVPN_USAGE_SPENT);
 	KUNIT_EXPECT_EQ(test, ovpn_usage_add(xmit, 0, 7), OVPN_USAGE_SPENT);
 
-	percpu_counter_set(&recv->blocks, recv->limit - 10);
+	percpu_counter_set(&recv->blocks, OVPN_TEST_LIMIT - 10);
 	KUNIT_EXPECT_EQ(test, ovpn_usage_add(recv, 80, 5), OVPN_USAGE_RENEG);
 	KUNIT_EXPECT_EQ(test, ovpn_usage_add(recv, 16, 6), OVPN_USAGE_OK);
 	KUNIT_EXPECT_EQ(test, ovpn_usage_add(recv, 1500, 7), OVPN_USAGE_OK);
-	KUNIT_EXPECT_EQ(test, recv->watch, U64_MAX);
+	KUNIT_EXPECT_EQ(test, recv->trigger, U64_MAX);
 }
 
 /*
@@ -118,7 +123,7 @@ static void ovpn_usage_unfolded_blocks(struct kunit *test)
 	struct ovpn_usage *usage = ovpn_usage_test_open(test, true);
 	int i;
 
-	percpu_counter_set(&usage->blocks, usage->reneg - 100);
+	percpu_counter_set(&usage->blocks, OVPN_TEST_RENEG - 100);
 	/* 10 packets of 9 blocks, ids 1-10: q + s ends at the threshold */
 	for (i = 1; i <= 10; i++)
 		KUNIT_ASSERT_EQ(test, ovpn_usage_add(usage, 129, i),
