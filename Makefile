@@ -24,7 +24,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 OVPN_DIR := $(CURDIR)/drivers/net/ovpn
 LAB := ./lab
 
-.PHONY: all modules install uninstall clean deb
+.PHONY: all modules install uninstall clean sources deb
 .PHONY: module check demo conformance conformance-dist ynl-gen root
 .PHONY: upstream-check series dkms kunit
 
@@ -50,13 +50,21 @@ clean:
 PKG_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 PKG_SRC = .build/deb/ovpn-dkms-$(PKG_VERSION)
 
+# The files an operator's copy of the sources needs, for make install,
+# DKMS and the package: what a build leaves in drivers/net/ovpn (objects,
+# ovpn.mod.c) is not among them.  "make sources" lists them (./lab dkms
+# copies them so).
+SOURCES = $(shell find Makefile dkms.conf include/uapi/linux/ovpn.h \
+	drivers/net/ovpn -type f \( -name Makefile -o -name Kconfig \
+	-o -name dkms.conf -o -name '*.[ch]' \) ! -name '*.mod.c')
+
+sources:
+	@printf '%s\n' $(SOURCES)
+
 deb:
 	rm -rf .build/deb
 	mkdir -p $(PKG_SRC)
-	find Makefile dkms.conf include/uapi/linux/ovpn.h drivers/net/ovpn \
-		-type f \( -name Makefile -o -name Kconfig -o -name dkms.conf \
-		-o -name '*.[ch]' \) ! -name '*.mod.c' \
-		-exec cp --parents -t $(PKG_SRC) '{}' +
+	cp --parents -t $(PKG_SRC) $(SOURCES)
 	cp -r packaging/debian $(PKG_SRC)/debian
 	printf '%s\n\n  * %s\n\n -- %s  %s\n' \
 		'ovpn-dkms ($(PKG_VERSION)) unstable; urgency=medium' \

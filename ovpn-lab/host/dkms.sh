@@ -35,17 +35,17 @@ work=$(mktemp -d "$OVPN_LAB_CACHE/dkms.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/upper" "$work/work" "$work/merged"
 
-# What an operator's copy of the sources holds: the top-level Makefile,
-# dkms.conf, the driver, the uapi header and the Debian packaging.
+# What an operator's copy of the sources holds: the top-level Makefile's
+# list ("make sources": the Makefile, dkms.conf, the driver, the uapi
+# header) and the Debian packaging.
 copy_sources()
 {
 	local dst=$1 f
 
-	(cd "$REPO_DIR" && find Makefile dkms.conf drivers/net/ovpn \
-		include/uapi/linux/ovpn.h packaging -type f \
-		\( -name Makefile -o -name Kconfig -o -name dkms.conf \
-		   -o -name '*.[ch]' -o -path 'packaging/*' \)) |
-	while read -r f; do
+	{
+		make -s --no-print-directory -C "$REPO_DIR" sources
+		(cd "$REPO_DIR" && find packaging -type f)
+	} | while read -r f; do
 		install -D -m "$(stat -c %a "$REPO_DIR/$f")" "$REPO_DIR/$f" \
 			"$dst/$f"
 	done
