@@ -5,8 +5,9 @@
 # full-sized tunnel packet needs once encapsulated.  A TCP connection
 # through the tunnel agrees on an MSS whose segments fit, exactly, and
 # leaves no outer fragment behind; each end clamps what it sends and what
-# it receives; a peer's mssfix lowers the bound or turns clamping off,
-# and then the outer packets are fragmented.  Over UDP (IPv4 and IPv6
+# it receives, to the path's MTU as it is when the connection opens; a
+# peer's mssfix lowers the bound or turns clamping off, and then the outer
+# packets are fragmented.  Over UDP (IPv4 and IPv6
 # outside) and TCP transports, IPv4 and IPv6 inside.  TCP timestamps are
 # off, so that the MSS a connection uses is the one its SYNs agreed on.
 #
@@ -142,6 +143,18 @@ udp_ipv4()
 # An IPv6 header is 20 bytes longer.
 udp_ipv6() { clamped fd00:9::2 5002 1288; }
 
+# The path's MTU falls to 1300 at a, as PMTU discovery leaves a route
+# behind: the next connection agrees on 1300 - 92 = 1208 at both ends (a
+# clamps its own SYN and b's reply), and none fragments; once the route
+# is gone, the MSS is 1308 again.
+path_mtu_change()
+{
+	in_a ip route add 10.10.9.2/32 dev veth-a mtu 1300 || return
+	clamped 5.5.9.2 5008 1208 || return
+	in_a ip route del 10.10.9.2/32 dev veth-a || return
+	clamped 5.5.9.2 5009 1308
+}
+
 # a clamps nothing: b clamps a's SYN as it comes in, and its own reply.
 by_one_end()
 {
@@ -187,10 +200,11 @@ bad_mssfix()
 
 ovpn_require
 
-ktap_plan 9
+ktap_plan 10
 run_test setup_topology setup_topology
 run_test udp_ipv4 udp_ipv4
 run_test udp_ipv6 udp_ipv6
+run_test path_mtu_change path_mtu_change
 run_test by_one_end by_one_end
 run_test mssfix_value mssfix_value
 run_test unclamped_fragments unclamped_fragments
