@@ -22,16 +22,24 @@
 #   answers.  tun-s, in each namespace, only gets the short-lived peers
 #   that mark the end of a series of notifications.
 #
+# Last, the real daemon: an openvpn server and client on the variant
+# renegotiate when the driver asks them to (skipped without openvpn).
+#
+#   ns srv: openvpn server, dcosrv, 10.8.18.1 -- veth-s 10.10.18.1 ==
+#   ns cli: veth-c 10.10.18.2 -- openvpn client, dcocli
+#
 # Environment: OVPN_KO_USAGE_END, that variant (the script skips without
 # it).  At the end the module the other scripts test is loaded again.
 
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/openvpn-lib.sh"
 
 variant_require OVPN_KO_USAGE_END \
 	"keys near their usage limit (the lab's build.sh -u)"
 
 NA=ovpn-ua-$$
 NB=ovpn-ub-$$
+NS=ovpn-us-$$
+NC=ovpn-uc-$$
 PORT=4000
 
 in_a() { ip netns exec "$NA" "$@"; }
@@ -198,13 +206,57 @@ chacha_unlimited()
 	swaps b 0 2
 }
 
+# key_renewed ID: the client's peer ID has a key other than key 0, the
+# first one openvpn negotiates, in its primary slot.
+key_renewed()
+{
+	local key
+
+	key=$(ovpn_key "$NC" dcocli "$1" primary) &&
+		[ "$(peer_val key_id "$key")" != 0 ]
+}
+
+# openvpn answers a KEY_SWAP_NTF with a renegotiation.  Both ends are
+# DCO on the variant, over UDP with AES-256-GCM: key 0 starts past its
+# threshold on the sending side, so the first packets each end sends ask
+# for a new key, and nothing else would make openvpn renegotiate within
+# the hour (--reneg-sec).  Every key after it asks again at its own
+# threshold, 45 blocks on; pings pass between renegotiations.
+openvpn_renegotiates()
+{
+	local id
+
+	command -v "$OPENVPN" >/dev/null ||
+		{ echo "no openvpn"; return "$KSFT_SKIP"; }
+	ipv4_pair "$NS" veth-s 10.10.18.1 "$NC" veth-c 10.10.18.2
+	ovpn_pki
+	ovpn_server srv "$NS" dcosrv udp4 1194 10.8.18.0 --keepalive 2 30
+	ovpn_wait_up srv
+	ovpn_client cli "$NC" dcocli udp4 10.10.18.1 1194 AES-256-GCM
+	ovpn_wait_up cli
+	ovpn_uses_dco cli "$NC" dcocli
+	id=$(peer_val id "$(ovpn_peer "$NC" dcocli)")
+	ovpn_wait key_renewed "$id" || {
+		tail -n 20 "$(ovpn_log cli)"
+		fail "key 0 is still the client's primary key"
+		return
+	}
+	ovpn_wait ip netns exec "$NC" ping -q -c 1 -W 2 10.8.18.1 ||
+		fail "no ping through after the renegotiation" || return
+	ktap_note "the client's primary key:" \
+		"$(ovpn_key "$NC" dcocli "$id" primary)"
+	ovpn_stop cli
+	ovpn_stop srv
+}
+
 variant_start "$OVPN_KO_USAGE_END"
 
-ktap_plan 6
+ktap_plan 7
 run_test setup setup_topology
 run_test quiet_below_threshold quiet_below_threshold
 run_test threshold_said_once threshold_said_once
 run_test limit_refuses limit_refuses
 run_test chacha_unlimited chacha_unlimited
+run_noted openvpn_renegotiates openvpn_renegotiates
 run_test module_unloads module_unloads
 ktap_finish
