@@ -38,7 +38,9 @@
 #         tunnel idle and under one iperf3 stream, and how 2 and 4 streams
 #         share it (Jain's index), each module, -r rounds of -t seconds
 #         (defaults 3 and 10); the table is latency.txt in each boot's
-#         directory.
+#         directory.  With -R MBIT the outer path from client to server
+#         is a bottleneck of that rate (tbf on its veth), as an operator's
+#         uplink is: slower than the CPUs, so that queues build.
 #
 # And one that measures nothing, not part of "all":
 #
@@ -49,18 +51,18 @@
 #         table is printed, its files are in <outdir>/hostab/result/.
 #
 # Usage: bench.sh [-c "CPUS..."] [-r rounds] [-t seconds] [-s "STREAMS..."]
-#                 [-n packets] [-P "POSSIBLE..."] [-N peers] [-o outdir]
-#                 [counts|throughput|all|scale|memory|lines|latency|hostab]
+#                 [-n packets] [-P "POSSIBLE..."] [-N peers] [-R mbit]
+#                 [-o outdir] [counts|throughput|all|scale|memory|lines|latency|hostab]
 #   defaults: -c "2 4" -r 3 -t 5 -s "1 4 8 16" -n 2000 -P "2 64" -N 2000,
 #   -o .build/out/bench, all; for lines, -c "4 8" -n 512
 
 . "$(dirname "$0")/../host/common.sh"
 
 # lab_getopts sets these by name (printf -v), which shellcheck cannot see.
-declare cpu_list rounds secs streams packets possible_list peers out
-lab_getopts "usage: bench.sh [-c cpus] [-r rounds] [-t s] [-s streams] [-n packets] [-P possible] [-N peers] [-o dir] [counts|throughput|all|scale|memory|lines|latency|hostab]" \
+declare cpu_list rounds secs streams packets possible_list peers rate out
+lab_getopts "usage: bench.sh [-c cpus] [-r rounds] [-t s] [-s streams] [-n packets] [-P possible] [-N peers] [-R mbit] [-o dir] [counts|throughput|all|scale|memory|lines|latency|hostab]" \
 	c:cpu_list r:rounds t:secs s:streams \
-	n:packets "P:possible_list=2 64" N:peers=2000 \
+	n:packets "P:possible_list=2 64" N:peers=2000 R:rate \
 	o:out=.build/out/bench -- "$@"
 shift $((OPTIND - 1))
 what=${1:-all}
@@ -159,7 +161,7 @@ if [ "$what" = latency ]; then
 		"$LAB_DIR/host/boot.sh" -c "$cpus" -o "$dir" \
 			-t $((rounds * 2 * (4 * secs + 60) + 600)) -- \
 			"$env" "$bench/guest-latency.sh" "$rounds" "$secs" \
-			>/dev/null ||
+			${rate:+"$rate"} >/dev/null ||
 			lab_die "the latency boot failed (see $dir/console.log)"
 		cat "$REPO_DIR/$dir/latency.txt"
 	done

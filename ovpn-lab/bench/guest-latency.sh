@@ -14,12 +14,17 @@
 #	{"round": 1, "module": "ours", "what": "loaded", "streams": 1,
 #	 "rtt_ms": [..], "mbps": [..]}
 #
-# Usage: guest-latency.sh ROUNDS SECONDS
+# With RATE, in Mbit/s, a's veth sends at that rate through a token bucket
+# whose queue holds 50 ms: the outer path is slower than the CPUs, and the
+# queues in front of it fill as an operator's uplink's do.
+#
+# Usage: guest-latency.sh ROUNDS SECONDS [RATE]
 
 . "$(dirname "$0")/bench-lib.sh"
 
 rounds=${1:-3}
 secs=${2:-10}
+rate=${3:-}
 jsonl=$OVPN_LAB_OUT/latency.jsonl
 
 trap 'bench_tunnel_down; bench_netns_del; rm -rf "$BENCH_TMP"' EXIT
@@ -139,6 +144,11 @@ table()
 
 : >"$jsonl"
 bench_netns
+if [ -n "$rate" ]; then
+	in_a tc qdisc add dev veth-a root tbf rate "${rate}mbit" \
+		burst 16kb latency 50ms
+	bench_log "veth-a shaped to $rate Mbit/s"
+fi
 for i in 1 2 3 4; do
 	in_b iperf3 -s -D -p $((5200 + i)) --pidfile "$BENCH_TMP/iperf3-$i.pid"
 done

@@ -18,6 +18,18 @@
  * re-enter it.  Only the spinlock holder writes, and a record that only
  * partly fits is finished before the next one starts, so records never
  * interleave on the stream.
+ *
+ * Queueing: the send buffer autotunes to megabytes, and on a path slower
+ * than the sender every byte it holds unsent delays every tunnelled flow,
+ * a ping as much as a bulk transfer, while hiding the congestion from
+ * them.  So the unsent bytes in the buffer are bounded by a few
+ * milliseconds of what the connection sends (ovpn_tcp_unsent_max()), and
+ * so are the bytes in our queue while the socket takes no more; past that
+ * a record is dropped and counted, which the tunnelled flows' congestion
+ * control answers.  While the socket would take more, records only wait
+ * for its owner to let it go: a burst, bounded by a count.  Upstream's
+ * driver keeps one record outside the socket and leaves the send buffer
+ * unbounded; WireGuard has no stream transport.
  */
 
 #include <linux/poll.h>
@@ -51,11 +63,17 @@
 				 OVPN_DATA_OVERHEAD)
 
 /*
- * Records waiting for the socket; more are dropped and counted.  The send
- * buffer is the real queue: a long one here would only hide congestion
- * from the tunnelled flows and add to their delay.
+ * The fewest unsent bytes allowed, in the send buffer and in our queue
+ * each: enough for a burst of full-sized records, and for TCP to go on
+ * sending while the work item that refills the buffer gets to run.
  */
-#define OVPN_TCP_TX_QUEUE_MAX	256
+#define OVPN_TCP_UNSENT_MIN	(32 * 1024)
+
+/*
+ * Records waiting only for the socket's owner (the socket would take
+ * them): a burst from every CPU while a process holds the socket.
+ */
+#define OVPN_TCP_TX_BURST_MAX	256
 
 /*
  * Lockdep subclass of our socket's spinlock when a packet is sent: the
@@ -79,8 +97,8 @@ enum {
  *			    address family
  * @prot: the sockets' own struct proto and ovpn's copy of it
  * @prot.orig: the original, tcp_prot or tcpv6_prot
- * @prot.copy: the copy, with ovpn's recvmsg, sendmsg, setsockopt, close
- *	       and disconnect
+ * @prot.copy: the copy, with ovpn's recvmsg, sendmsg, setsockopt, close,
+ *	       disconnect and stream_memory_free
  * @ops: the sockets' own struct proto_ops and ovpn's copy of it
  * @ops.orig: the original, inet_stream_ops or inet6_stream_ops
  * @ops.copy: the copy, with ovpn's poll
@@ -106,6 +124,36 @@ static struct ovpn_tcp_family *ovpn_tcp_family(const struct sock *sk)
 static struct ovpn_tcp_sock *ovpn_tcp_of(struct ovpn_socket *ovpn_sock)
 {
 	return &ovpn_sock->tcp;
+}
+
+/*
+ * The most bytes a peer's records may wait unsent, in the send buffer and
+ * in our queue each: about 4 ms of what the connection sends now.  TCP
+ * keeps the pacing rate up to date from its window and RTT whether or not
+ * a qdisc paces, and it is all ones (no bound) before the first RTT
+ * sample.
+ */
+static u32 ovpn_tcp_unsent_max(const struct sock *sk)
+{
+	unsigned long rate = READ_ONCE(sk->sk_pacing_rate);
+
+	return clamp_t(unsigned long, rate >> 8, OVPN_TCP_UNSENT_MIN, U32_MAX);
+}
+
+/*
+ * stream_memory_free: TCP asks before it queues more of a write, and its
+ * sk_write_space and poll ask with @wake set, for a margin.  The socket's
+ * own answer (buffer space, TCP_NOTSENT_LOWAT) and ours, on the bytes not
+ * sent yet, must both be yes.  Read locklessly, as TCP's own is.
+ */
+static bool ovpn_tcp_stream_memory_free(const struct sock *sk, int wake)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 unsent = READ_ONCE(tp->write_seq) - READ_ONCE(tp->snd_nxt);
+
+	if ((unsent << wake) >= ovpn_tcp_unsent_max(sk))
+		return false;
+	return ovpn_tcp_family(sk)->prot.orig->stream_memory_free(sk, wake);
 }
 
 /* Has the other end closed or reset the connection? */
@@ -204,6 +252,7 @@ static void ovpn_tcp_purge(struct ovpn_tcp_sock *tcp)
 	kfree_skb(xchg(&tcp->tx_ctrl, NULL));
 	clear_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags);
 	__skb_queue_purge(&tcp->tx_queue);
+	tcp->tx_queued = 0;
 	skb_queue_purge(&tcp->user_queue);
 }
 
@@ -226,8 +275,11 @@ static struct sk_buff *ovpn_tcp_tx_next(struct ovpn_tcp_sock *tcp)
 	if (READ_ONCE(tcp->tx_ctrl))
 		skb = xchg(&tcp->tx_ctrl, NULL);
 	tcp->tx_cur_ctrl = !!skb;
-	if (!skb)
+	if (!skb) {
 		skb = __skb_dequeue(&tcp->tx_queue);
+		if (skb)
+			tcp->tx_queued -= skb->len;
+	}
 	tcp->tx_cur = skb;
 	tcp->tx_off = 0;
 	return skb;
@@ -330,6 +382,22 @@ static void ovpn_tcp_tx_work(struct work_struct *work)
 	ovpn_socket_put(ovpn_sock);
 }
 
+/*
+ * Is there no room in the queue for a record of @len bytes?  The first
+ * record always gets in.  While the socket would take more, the records
+ * wait for its owner only; once it takes no more, the queue is a standing
+ * one and holds what the socket may hold unsent.  Spinlock held.
+ */
+static bool ovpn_tcp_tx_queue_full(struct sock *sk, struct ovpn_tcp_sock *tcp,
+				   unsigned int len)
+{
+	if (!tcp->tx_queued)
+		return false;
+	if (sk_stream_memory_free(sk))
+		return skb_queue_len(&tcp->tx_queue) >= OVPN_TCP_TX_BURST_MAX;
+	return tcp->tx_queued + len > ovpn_tcp_unsent_max(sk);
+}
+
 /**
  * ovpn_tcp_send_skb - send an encrypted packet to a TCP peer
  * @peer: the peer, held by the caller
@@ -363,12 +431,13 @@ void ovpn_tcp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 	 */
 	state = READ_ONCE(tcp->state);
 	if (unlikely(state == OVPN_TCP_DETACHED ||
-		     skb_queue_len(&tcp->tx_queue) >= OVPN_TCP_TX_QUEUE_MAX)) {
+		     ovpn_tcp_tx_queue_full(sk, tcp, skb->len))) {
 		bh_unlock_sock(sk);
 		local_bh_enable();
 		goto drop;
 	}
 	__skb_queue_tail(&tcp->tx_queue, skb);
+	tcp->tx_queued += skb->len;
 	if (!sock_owned_by_user(sk) && state == OVPN_TCP_ACTIVE)
 		ovpn_tcp_tx_flush(ovpn_sock);
 	bh_unlock_sock(sk);
@@ -619,7 +688,11 @@ static void ovpn_tcp_write_space(struct sock *sk)
 	/*
 	 * An owner (processing the backlog) writes the rest in release_cb;
 	 * without one, TCP calls us from its receive path, with the
-	 * spinlock held.
+	 * spinlock held.  Waking the work on every call, not only once
+	 * the socket is writeable by poll()'s margin (half the unsent
+	 * bound), keeps the buffer from running dry while the work waits
+	 * to be scheduled: with the margin, one stream under emulation
+	 * lost a fifth of its throughput.
 	 */
 	if (!sock_owned_by_user_nocheck(sk) &&
 	    ovpn_tcp_tx_pending(ovpn_tcp_of(ovpn_sock)))
@@ -1183,6 +1256,7 @@ static void __init ovpn_tcp_family_init(struct ovpn_tcp_family *fam,
 	fam->prot.copy.close = ovpn_tcp_close;
 	fam->prot.copy.setsockopt = ovpn_tcp_setsockopt;
 	fam->prot.copy.release_cb = ovpn_tcp_release_cb;
+	fam->prot.copy.stream_memory_free = ovpn_tcp_stream_memory_free;
 	fam->ops.orig = ops;
 	fam->ops.copy = *ops;
 	fam->ops.copy.poll = ovpn_tcp_poll;

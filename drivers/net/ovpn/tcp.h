@@ -58,6 +58,7 @@ enum ovpn_tcp_state {
  * @user_queue: control records waiting for userspace's recv()
  * @tx_queue: framed data records waiting for the socket (the socket's
  *	      spinlock, not the queue's own lock)
+ * @tx_queued: the bytes in @tx_queue (the socket's spinlock)
  * @tx_ctrl: the control record userspace sent, written before the next
  *	     data record
  * @tx_cur: record being written to the socket (socket's spinlock)
@@ -81,6 +82,7 @@ struct ovpn_tcp_sock {
 	struct strparser strp;
 	struct sk_buff_head user_queue;
 	struct sk_buff_head tx_queue;
+	unsigned int tx_queued;
 	struct sk_buff *tx_ctrl;
 	struct sk_buff *tx_cur;
 	unsigned int tx_off;
