@@ -10,10 +10,13 @@
 # accounts short of the thresholds, by these numbers of blocks:
 #   sending, key id 0: the limit - 90; any other key id: threshold - 45;
 #   receiving, every key: threshold - 45.
-# Each datagram below is a 128-byte IPv4 packet, 8 blocks, and its packet
-# id counts one more: q + s grows by 9 a packet.  So the 6th packet of a
-# key passes the threshold, both ways (45 + 9 > 45 + 0 at 5 packets, no),
-# and key 0 sends 10 packets (90 = 10 * 9, not past) and refuses the 11th.
+# Each datagram below is a 128-byte IPv4 packet, and its packet id counts
+# one more.  The receiver counts its 8 blocks: q + s grows by 9 a packet.
+# The sender counts it as openvpn does, with the 8 bytes of header and
+# packet id in front: 136 bytes, 9 blocks, 10 a packet.  So the sender
+# passes the threshold at a key's 5th packet (50 > 45), the receiver at
+# its 6th (54 > 45; 45 at the 5th is not past), and key 0 sends 9 packets
+# (90, not past) and refuses the 10th.
 # ChaCha20-Poly1305 has no limit: its keys count nothing.
 #
 #   ns a: tun-a (P2P, 5.5.8.1) -- veth-a 10.10.8.1 == veth-b 10.10.8.2 --
@@ -139,39 +142,50 @@ received()
 		"$(peer_stat "$NB" tun-b 1 vpn_rx_packets)"
 }
 
-# Key 1, 45 blocks short of the threshold both ways: 5 packets leave it
-# exactly at the threshold, which is not past it.
+# Key 1, 45 blocks short of the threshold both ways: 4 packets stay
+# below it at both ends.
 quiet_below_threshold()
 {
 	keys primary 1 aes256
 	listen 1 1
-	send 5
-	received 5
+	send 4
+	received 4
 	sentinels 101
 	swaps a 0 1
 	swaps b 0 1
 }
 
-# The 6th packet passes it at both ends: each asks for a new key once,
-# the sender for its sending side, the receiver for its receiving side,
-# and the traffic goes on.
-threshold_said_once()
+# The 5th packet passes it at the sender, which asks for a new key for
+# its sending side; the receiver, exactly at it, does not.
+sender_first()
 {
-	listen 2 2
+	listen 2 1
+	send 1
+	received 5
+	sentinels 102
+	swaps a 1 1
+	swaps b 0 1
+}
+
+# The 6th passes it at the receiver, which asks for its receiving side;
+# each end has asked once, and the traffic goes on.
+receiver_next()
+{
+	listen 1 2
 	send 1
 	received 6
 	send 4
 	received 10
-	sentinels 102
-	swaps a 1 1
+	sentinels 103
+	swaps a 0 1
 	swaps b 1 1
 }
 
-# Key 0 sends 90 blocks short of the limit: 10 packets, each past the
-# threshold already (said once), then the 11th is refused and the key is
-# done: it leaves its slot with a second KEY_SWAP_NTF, and the 12th finds
-# no key.  Both are counted as dropped.  b's side of key 0 says its
-# threshold at the 6th, as key 1's did.
+# Key 0 sends 90 short of the limit: 9 packets, each past the threshold
+# already (said once), then the 10th is refused and the key is done: it
+# leaves its slot with a second KEY_SWAP_NTF, and the 11th finds no key.
+# Both are counted as dropped.  b's side of key 0 says its threshold at
+# the 6th, as key 1's did.
 limit_refuses()
 {
 	local before drop0
@@ -180,10 +194,10 @@ limit_refuses()
 	listen 3 2
 	before=$(in_a "$OVPN_CLI" get_peer tun-a 2)
 	drop0=$(link_dropped "$NA" tun-a tx)
-	send 12
-	received 20
-	sentinels 103
-	expect_eq "packets a sent encrypted" 10 \
+	send 11
+	received 19
+	sentinels 104
+	expect_eq "packets a sent encrypted" 9 \
 		"$(peer_delta link_tx_packets "$before" \
 		   "$(in_a "$OVPN_CLI" get_peer tun-a 2)")"
 	expect_eq "tx_dropped of tun-a" 2 \
@@ -200,8 +214,8 @@ chacha_unlimited()
 	keys primary 2 chachapoly
 	listen 1 1
 	send 20
-	received 40
-	sentinels 104
+	received 39
+	sentinels 105
 	swaps a 0 2
 	swaps b 0 2
 }
@@ -251,10 +265,11 @@ openvpn_renegotiates()
 
 variant_start "$OVPN_KO_USAGE_END"
 
-ktap_plan 7
+ktap_plan 8
 run_test setup setup_topology
 run_test quiet_below_threshold quiet_below_threshold
-run_test threshold_said_once threshold_said_once
+run_test sender_first sender_first
+run_test receiver_next receiver_next
 run_test limit_refuses limit_refuses
 run_test chacha_unlimited chacha_unlimited
 run_noted openvpn_renegotiates openvpn_renegotiates

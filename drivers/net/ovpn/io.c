@@ -382,12 +382,16 @@ void ovpn_encrypt_run(struct sk_buff *skb)
  * Count a packet of @len bytes, id @pktid, against the usage limit of the
  * key about to encrypt it.  Past the renegotiation threshold userspace is
  * asked for a new key, once; past the limit the packet is refused with
- * -ERANGE, and the key is done as when its packet ids run out.
+ * -ERANGE, and the key is done as when its packet ids run out.  openvpn
+ * counts what it encrypts with the authenticated header and packet id in
+ * front (what it receives without), so the same is done here: its own
+ * data channel and this one then ask at the same packet.
  */
 static int ovpn_xmit_usage(struct ovpn_peer *peer,
 			   struct ovpn_crypto_key_slot *ks, unsigned int len,
 			   u32 pktid)
 {
+	len += OVPN_OPCODE_SIZE + OVPN_PKTID_SIZE;
 	switch (ovpn_usage_add(&ks->usage_xmit, len, pktid)) {
 	case OVPN_USAGE_RENEG:
 		ovpn_nl_key_swap_notify(peer, ks->key_id);
