@@ -52,7 +52,8 @@
 #
 # Usage: bench.sh [-c "CPUS..."] [-r rounds] [-t seconds] [-s "STREAMS..."]
 #                 [-n packets] [-P "POSSIBLE..."] [-N peers] [-R mbit]
-#                 [-o outdir] [counts|throughput|all|scale|memory|lines|latency|hostab]
+#                 [-o outdir]
+#                 [counts|throughput|all|scale|memory|lines|latency|hostab]
 #   defaults: -c "2 4" -r 3 -t 5 -s "1 4 8 16" -n 2000 -P "2 64" -N 2000,
 #   -o .build/out/bench, all; for lines, -c "4 8" -n 512
 

@@ -284,6 +284,15 @@ ovpn_key()
 	ip netns exec "$1" "$OVPN_CLI" get_key "$2" "$3" "$4"
 }
 
+# key_id NS DEV ID SLOT: the key id in that slot.
+key_id()
+{
+	local key
+
+	key=$(ovpn_key "$@") || return
+	peer_val key_id "$key"
+}
+
 # expect_moved WHAT BEFORE AFTER MIN FIELD...: each FIELD of a peer grew
 # by MIN at least between two of its get_peer lines.
 expect_moved()

@@ -345,15 +345,6 @@ float_client()
 	in_srv ping -q -c 3 -i 0.2 -W 5 "$(client_vpn "$c")"
 }
 
-# key_id NS DEV ID SLOT: the key id in that slot.
-key_id()
-{
-	local key
-
-	key=$(ovpn_key "$@") || return
-	peer_val key_id "$key"
-}
-
 # slots NS DEV ID: the key ids in both slots of a peer, primary first.
 slots()
 {

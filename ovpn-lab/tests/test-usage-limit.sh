@@ -224,10 +224,9 @@ chacha_unlimited()
 # first one openvpn negotiates, in its primary slot.
 key_renewed()
 {
-	local key
+	local id
 
-	key=$(ovpn_key "$NC" dcocli "$1" primary) &&
-		[ "$(peer_val key_id "$key")" != 0 ]
+	id=$(key_id "$NC" dcocli "$1" primary) && [ "$id" != 0 ]
 }
 
 # openvpn answers a KEY_SWAP_NTF with a renegotiation.  Both ends are
