@@ -124,6 +124,29 @@ clamped()
 	expect_eq "outer fragments" 0 $(($(frag_creates "$NA") - f))
 }
 
+# bulk_frags DST PORT: one iperf3 stream from a to DST:PORT for 3 s (10
+# on a slow kernel); BULK_FRAGS is the number of outer fragments a made
+# meanwhile, and its rate is noted.  BULK_FRAGS is empty without iperf3.
+bulk_frags()
+{
+	local json=$TMPDIR/iperf-$2.json f bps
+
+	BULK_FRAGS=
+	command -v iperf3 >/dev/null || { ktap_note "no iperf3"; return; }
+	in_b iperf3 -s -D -1 -p "$2"
+	wait_until tcp_listening "$NB" "$2" ||
+		fail "iperf3 does not listen" || return
+	f=$(frag_creates "$NA")
+	in_a timeout "$(secs 60)" iperf3 -c "$1" -p "$2" \
+		-t "$(on_slow 3 10)" -J >"$json" || fail "iperf3 failed" ||
+		return
+	bps=$(jq -e '.end.sum_received.bits_per_second | floor' "$json") ||
+		fail "no result from iperf3" || return
+	BULK_FRAGS=$(($(frag_creates "$NA") - f))
+	ktap_note "iperf3 to $1: $((bps / 1000000)) Mbit/s," \
+		"$BULK_FRAGS outer fragments"
+}
+
 # mssfix NS IFNAME ID VALUE: set a peer's mssfix and read it back.
 mssfix()
 {
@@ -133,11 +156,14 @@ mssfix()
 }
 
 # 1400 - 20 (IP) - 8 (UDP) - 24 (ovpn) - 20 (IP) - 20 (TCP) = 1308.
+# A bulk iperf3 stream leaves no outer fragment either.
 udp_ipv4()
 {
 	expect_eq "default mssfix" 65535 \
 		"$(peer_stat "$NA" tun-a 2 mssfix)" || return
-	clamped 5.5.9.2 5001 1308
+	clamped 5.5.9.2 5001 1308 || return
+	bulk_frags 5.5.9.2 5011 || return
+	[ -z "$BULK_FRAGS" ] || expect_eq "outer fragments" 0 "$BULK_FRAGS"
 }
 
 # An IPv6 header is 20 bytes longer.
@@ -170,7 +196,8 @@ mssfix_value()
 }
 
 # Clamping off at both ends: a full-sized tunnel packet (the device's
-# MTU, 1416) leaves a in two outer fragments.
+# MTU, 1416) leaves a in two outer fragments, and so do an iperf3
+# stream's.
 unclamped_fragments()
 {
 	local f
@@ -180,7 +207,10 @@ unclamped_fragments()
 	transfer 5.5.9.2 5005 1000000 || return
 	expect_eq "a's MSS" 1376 "$A_MSS" || return
 	[ $(($(frag_creates "$NA") - f)) -gt 0 ] ||
-		fail "no outer fragment without clamping"
+		fail "no outer fragment without clamping" || return
+	bulk_frags 5.5.9.2 5012 || return
+	[ -z "$BULK_FRAGS" ] || [ "$BULK_FRAGS" -gt 0 ] ||
+		fail "no outer fragment under iperf3 without clamping"
 }
 
 # Over IPv6, the outer header is 20 bytes longer: 1288.
@@ -202,12 +232,12 @@ ovpn_require
 
 ktap_plan 10
 run_test setup_topology setup_topology
-run_test udp_ipv4 udp_ipv4
+run_noted udp_ipv4 udp_ipv4
 run_test udp_ipv6 udp_ipv6
 run_test path_mtu_change path_mtu_change
 run_test by_one_end by_one_end
 run_test mssfix_value mssfix_value
-run_test unclamped_fragments unclamped_fragments
+run_noted unclamped_fragments unclamped_fragments
 run_test tcp_transport tcp_transport
 run_test udp_over_ipv6 udp_over_ipv6
 run_test bad_mssfix bad_mssfix
