@@ -510,6 +510,13 @@ netdev_tx_t ovpn_net_xmit(struct sk_buff *skb, struct net_device *dev)
 	 * per segment) and before a TCP record may sit in a queue with it.
 	 */
 	skb_dst_drop(skb);
+	/*
+	 * A TCP peer's records wait for the connection per tunnelled flow
+	 * (flowq.h), told apart by the inner packet's flow hash: taken here,
+	 * while the headers are plain, and copied to every segment.
+	 */
+	if (ovpn_socket_is_tcp(peer->sock))
+		skb_get_hash(skb);
 
 	if (skb_is_gso(skb)) {
 		segs = skb_gso_segment(skb, 0);

@@ -27,9 +27,17 @@
  * so are the bytes in our queue while the socket takes no more; past that
  * a record is dropped and counted, which the tunnelled flows' congestion
  * control answers.  While the socket would take more, records only wait
- * for its owner to let it go: a burst, bounded by a count.  Upstream's
- * driver keeps one record outside the socket and leaves the send buffer
- * unbounded; WireGuard has no stream transport.
+ * for its owner to let it go: a burst, bounded by a count.
+ *
+ * Fairness: the queue is one per tunnelled flow, served in turn, and the
+ * record dropped is the oldest of the flow holding the most bytes
+ * (flowq.h).  With one tail-drop queue, four TCP streams through one
+ * client shared a shaped path with a Jain index of 0.67 to 0.99 from run
+ * to run: whichever flow sent next lost the record.  Upstream's driver
+ * keeps one record outside the socket, drops whatever comes while it is
+ * pending, and leaves the send buffer unbounded; WireGuard has no stream
+ * transport, and its per-peer queue of packets waiting for a handshake
+ * drops the oldest.
  */
 
 #include <linux/poll.h>
@@ -251,16 +259,14 @@ static void ovpn_tcp_purge(struct ovpn_tcp_sock *tcp)
 	tcp->tx_cur = NULL;
 	kfree_skb(xchg(&tcp->tx_ctrl, NULL));
 	clear_bit(OVPN_TCP_CTRL_PENDING, &tcp->flags);
-	__skb_queue_purge(&tcp->tx_queue);
-	tcp->tx_queued = 0;
+	ovpn_flowq_purge(&tcp->tx_queue);
 	skb_queue_purge(&tcp->user_queue);
 }
 
 /* Is a record waiting for the socket?  Spinlock held. */
 static bool ovpn_tcp_tx_pending(struct ovpn_tcp_sock *tcp)
 {
-	return tcp->tx_cur || READ_ONCE(tcp->tx_ctrl) ||
-	       !skb_queue_empty(&tcp->tx_queue);
+	return tcp->tx_cur || READ_ONCE(tcp->tx_ctrl) || tcp->tx_queue.len;
 }
 
 /*
@@ -275,11 +281,8 @@ static struct sk_buff *ovpn_tcp_tx_next(struct ovpn_tcp_sock *tcp)
 	if (READ_ONCE(tcp->tx_ctrl))
 		skb = xchg(&tcp->tx_ctrl, NULL);
 	tcp->tx_cur_ctrl = !!skb;
-	if (!skb) {
-		skb = __skb_dequeue(&tcp->tx_queue);
-		if (skb)
-			tcp->tx_queued -= skb->len;
-	}
+	if (!skb)
+		skb = ovpn_flowq_dequeue(&tcp->tx_queue);
 	tcp->tx_cur = skb;
 	tcp->tx_off = 0;
 	return skb;
@@ -383,19 +386,32 @@ static void ovpn_tcp_tx_work(struct work_struct *work)
 }
 
 /*
- * Is there no room in the queue for a record of @len bytes?  The first
- * record always gets in.  While the socket would take more, the records
- * wait for its owner only; once it takes no more, the queue is a standing
- * one and holds what the socket may hold unsent.  Spinlock held.
+ * Queue @skb behind the records of its tunnelled flow (the flow hash is
+ * the inner packet's, which ovpn_net_xmit() took before encryption), then
+ * drop what the queue holds past its bound, oldest first from the flow
+ * holding the most bytes, so that each flow keeps about as much as the
+ * others.  One record always may wait.  While the socket would take
+ * more, the records only wait for its owner: a burst, bounded by a count.
+ * Once it takes no more, the queue is a standing one and holds what the
+ * socket may hold unsent.  Spinlock held, BH disabled.
  */
-static bool ovpn_tcp_tx_queue_full(struct sock *sk, struct ovpn_tcp_sock *tcp,
-				   unsigned int len)
+static void ovpn_tcp_tx_enqueue(struct ovpn_socket *ovpn_sock,
+				struct sk_buff *skb)
 {
-	if (!tcp->tx_queued)
-		return false;
-	if (sk_stream_memory_free(sk))
-		return skb_queue_len(&tcp->tx_queue) >= OVPN_TCP_TX_BURST_MAX;
-	return tcp->tx_queued + len > ovpn_tcp_unsent_max(sk);
+	struct ovpn_flowq *fq = &ovpn_tcp_of(ovpn_sock)->tx_queue;
+	struct sock *sk = ovpn_sock->sk;
+	unsigned int max_bytes = 0;
+	bool burst;
+
+	burst = sk_stream_memory_free(sk);
+	if (!burst)
+		max_bytes = ovpn_tcp_unsent_max(sk);
+	ovpn_flowq_enqueue(fq, skb, skb_get_hash_raw(skb));
+	while (fq->len > 1 && (burst ? fq->len > OVPN_TCP_TX_BURST_MAX :
+				       fq->bytes > max_bytes)) {
+		dev_dstats_tx_dropped(ovpn_sock->ovpn->dev);
+		kfree_skb(ovpn_flowq_drop_fattest(fq));
+	}
 }
 
 /**
@@ -430,14 +446,12 @@ void ovpn_tcp_send_skb(struct ovpn_peer *peer, struct sk_buff *skb)
 	 * record that the attachment's release drops.
 	 */
 	state = READ_ONCE(tcp->state);
-	if (unlikely(state == OVPN_TCP_DETACHED ||
-		     ovpn_tcp_tx_queue_full(sk, tcp, skb->len))) {
+	if (unlikely(state == OVPN_TCP_DETACHED)) {
 		bh_unlock_sock(sk);
 		local_bh_enable();
 		goto drop;
 	}
-	__skb_queue_tail(&tcp->tx_queue, skb);
-	tcp->tx_queued += skb->len;
+	ovpn_tcp_tx_enqueue(ovpn_sock, skb);
 	if (!sock_owned_by_user(sk) && state == OVPN_TCP_ACTIVE)
 		ovpn_tcp_tx_flush(ovpn_sock);
 	bh_unlock_sock(sk);
@@ -1107,7 +1121,7 @@ int ovpn_tcp_attach(struct ovpn_socket *ovpn_sock, struct ovpn_peer *peer)
 	tcp->peer = peer;
 	tcp->state = OVPN_TCP_NEW;
 	skb_queue_head_init(&tcp->user_queue);
-	__skb_queue_head_init(&tcp->tx_queue);
+	ovpn_flowq_init(&tcp->tx_queue);
 	INIT_WORK(&tcp->tx_work, ovpn_tcp_tx_work);
 	INIT_WORK(&tcp->del_work, ovpn_tcp_del_work);
 	__rcu_assign_sk_user_data_with_flags(sk, ovpn_sock,

@@ -32,6 +32,8 @@
 #include <net/strparser.h>
 #include <uapi/linux/ovpn.h>
 
+#include "flowq.h"
+
 struct ovpn_peer;
 struct ovpn_socket;
 
@@ -56,9 +58,8 @@ enum ovpn_tcp_state {
  * @del_reason: why the peer is being removed by @del_work
  * @strp: record parser of the receive stream
  * @user_queue: control records waiting for userspace's recv()
- * @tx_queue: framed data records waiting for the socket (the socket's
- *	      spinlock, not the queue's own lock)
- * @tx_queued: the bytes in @tx_queue (the socket's spinlock)
+ * @tx_queue: framed data records waiting for the socket, per tunnelled
+ *	      flow (the socket's spinlock)
  * @tx_ctrl: the control record userspace sent, written before the next
  *	     data record
  * @tx_cur: record being written to the socket (socket's spinlock)
@@ -81,8 +82,7 @@ struct ovpn_tcp_sock {
 	enum ovpn_del_peer_reason del_reason;
 	struct strparser strp;
 	struct sk_buff_head user_queue;
-	struct sk_buff_head tx_queue;
-	unsigned int tx_queued;
+	struct ovpn_flowq tx_queue;
 	struct sk_buff *tx_ctrl;
 	struct sk_buff *tx_cur;
 	unsigned int tx_off;
