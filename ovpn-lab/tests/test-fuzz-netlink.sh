@@ -293,7 +293,7 @@ traffic_during_fuzz()
 	cat "$TMPDIR/ping.log"
 	sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' \
 		"$TMPDIR/ping.log")
-	got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$TMPDIR/ping.log")
+	got=$(ping_received "$TMPDIR/ping.log")
 	ktap_note "pings through the traffic peer during the fuzzing:" \
 		"${got:-?} of ${sent:-?} answered"
 	[ "${got:-0}" -gt 0 ] || fail "no ping answered during the fuzzing"

@@ -558,6 +558,42 @@ link_stat()
 # link_dropped NS IFNAME rx|tx: the packets IFNAME in NS dropped that way.
 link_dropped() { link_stat "$1" "$2" "$3" dropped; }
 
+# tcp_stall NS PORT: NS drops every TCP segment from port PORT, ACKs
+# included, so that what NS sends on that connection cannot leave;
+# tcp_unstall NS lets the segments in again.
+tcp_stall()
+{
+	ip netns exec "$1" nft -f - <<-EOF
+	table ip ovpn_stall {
+		chain in {
+			type filter hook input priority 0; policy accept;
+			tcp sport $2 drop
+		}
+	}
+	EOF
+}
+
+tcp_unstall() { ip netns exec "$1" nft delete table ip ovpn_stall; }
+
+# send_dgrams NS DST COUNT: COUNT datagrams of 1000 bytes from NS to port
+# 9 of DST, within 60 s (secs).  A record queued in front of a stream
+# still counts against the send buffer of the socket that sent its
+# datagram, so the sender's is forced to 64 MiB (SO_SNDBUFFORCE): it
+# never waits for a stalled stream.
+send_dgrams()
+{
+	ip netns exec "$1" timeout "$(secs 60)" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)
+for _ in range(int(sys.argv[2])):
+    s.sendto(bytes(1000), (sys.argv[1], 9))' "$2" "$3"
+}
+
+# ping_received FILE: the replies counted in ping's summary in FILE;
+# nothing if there is no summary.
+ping_received() { sed -n 's/.* \([0-9]*\) received.*/\1/p' "$1"; }
+
 # peer_stat_ge NS IFNAME ID FIELD MIN: FIELD reached MIN.
 peer_stat_ge()
 {

@@ -120,8 +120,8 @@ bulk_transfer()
 	ktap_note "records dropped: $(($(link_dropped "$NA" tun-a tx) - drops))"
 	[ "$most" -le "$bound" ] ||
 		fail "$most bytes unsent, over the bound of $bound" || return
-	[ "$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$TMPDIR/ping.out")" \
-	  -gt 0 ] || fail "no ping answered under load" || return
+	[ "$(ping_received "$TMPDIR/ping.out")" -gt 0 ] ||
+		fail "no ping answered under load" || return
 	ktap_note "ping under load: $(grep rtt "$TMPDIR/ping.out")"
 	ktap_note "$BYTES bytes in $t ms"
 }
@@ -134,25 +134,14 @@ bulk_transfer()
 # held, so the records dropped to let them in are the flood's.  Once b's
 # segments pass again, the three are answered.  The driver before, with
 # one tail-drop queue, dropped each of them: 0 of 3 answered.
-STALL_RULES='table ip ovpn_stall {
-	chain in {
-		type filter hook input priority 0; policy accept;
-		tcp sport 3312 drop
-	}
-}'
-FLOOD='import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for _ in range(int(sys.argv[1])):
-    s.sendto(bytes(1000), ("5.5.12.2", 9))'
-
 stall_spares_ping()
 {
 	local drops tx pid got
 
-	in_a nft -f - <<<"$STALL_RULES" || return
+	tcp_stall "$NA" $PORT || return
 	drops=$(link_dropped "$NA" tun-a tx)
 	tx=$(peer_stat "$NA" tun-a 2 link_tx_packets)
-	in_a timeout "$(secs 60)" python3 -c "$FLOOD" 2000 ||
+	send_dgrams "$NA" 5.5.12.2 2000 ||
 		fail "the flood did not get out" || return
 	wait_until dropped_more "$drops" ||
 		fail "the stalled queue dropped nothing" || return
@@ -161,10 +150,9 @@ stall_spares_ping()
 	pid=$!
 	wait_until peer_stat_ge "$NA" tun-a 2 link_tx_packets \
 		$((tx + 2003)) || fail "the pings were not encrypted"
-	in_a nft delete table ip ovpn_stall
+	tcp_unstall "$NA"
 	wait "$pid" || true
-	got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' \
-		"$TMPDIR/stall-ping.out")
+	got=$(ping_received "$TMPDIR/stall-ping.out")
 	ktap_note "records dropped: $(($(link_dropped "$NA" tun-a tx) - drops))"
 	ktap_note "pings: $(grep rtt "$TMPDIR/stall-ping.out")"
 	expect_eq "pings answered once the stall ended" 3 "$got"

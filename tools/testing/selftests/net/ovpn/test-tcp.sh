@@ -429,22 +429,10 @@ parallel_bulk_streams()
 # tx_dropped, never queued without bound.  Once the segments pass again,
 # every record that was accepted reaches the server, whole and in order:
 # its link_rx grows by exactly what client 1 sent less what it dropped.
-# A queued record still counts against the send buffer of the socket that
-# sent the datagram: with the default one (212 KiB) the sender would wait
-# for the stream long before the queue filled.  Hence SO_SNDBUFFORCE (32)
-# with room for all of them.
+# send_dgrams gives the sender a send buffer with room for all of them:
+# with the default one (212 KiB) it would wait for the stream long
+# before the queue filled.
 TX_STALL_DGRAMS=12000
-SEND_DGRAMS='import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)
-for _ in range(int(sys.argv[1])):
-    s.sendto(bytes(1000), ("5.5.5.1", 9))'
-STALL_RULES='table ip ovpn_stall {
-	chain in {
-		type filter hook input priority 0; policy accept;
-		tcp sport 1194 drop
-	}
-}'
 
 # Encryption may finish asynchronously (cryptd): the sender's counters
 # are read once all its records were encrypted and written or dropped.
@@ -453,17 +441,17 @@ tx_queue_overflow()
 	local n=$TX_STALL_DGRAMS c1 tx0 tx1 rx0 d0 dropped want
 
 	c1=$(client_ns 1)
-	in_c 1 nft -f - <<<"$STALL_RULES"
+	tcp_stall "$c1" 1194
 	tx0=$(peer_stat "$c1" tun1 11 link_tx_packets)
 	rx0=$(peer_stat "$SRV" tun0 1 link_rx_packets)
 	d0=$(link_dropped "$c1" tun1 tx)
-	in_c 1 timeout "$(secs 60)" python3 -c "$SEND_DGRAMS" "$n" ||
+	send_dgrams "$c1" 5.5.5.1 "$n" ||
 		fail "the sender did not get its datagrams out"
 	wait_until peer_stat_ge "$c1" tun1 11 link_tx_packets $((tx0 + n)) ||
 		fail "client 1 did not encrypt $n records"
 	dropped=$(($(link_dropped "$c1" tun1 tx) - d0))
 	tx1=$(peer_stat "$c1" tun1 11 link_tx_packets)
-	in_c 1 nft delete table ip ovpn_stall
+	tcp_unstall "$c1"
 	want=$((n - dropped))
 	ktap_note "$n records, $dropped dropped in front of the stalled stream"
 	expect_eq "records encrypted" "$n" $((tx1 - tx0))
