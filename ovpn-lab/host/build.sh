@@ -13,7 +13,7 @@
 #   has no knob for it: the variant is built from a copy of the source
 #   whose sender counter starts near the end (pktid.c).
 #   -u: the variant test-usage-limit.sh needs, into ...-usage-end, whose
-#   new AES-GCM keys start their usage accounts near openvpn's thresholds
+#   new keys start their usage accounts near openvpn's thresholds
 #   (crypto.c; the numbers are in that script).
 # Builds into .build/<kernel release>, or .build/<flavour>-<release> for a
 # debug kernel, and prints the module's path, relative to the repository.
@@ -38,7 +38,9 @@ while getopts "xu" opt; do
 	u)
 		# Key id 0 sends 90 short of the limit, any other key id
 		# 45 short of the renegotiation threshold; every key
-		# receives 45 short of that threshold.
+		# receives 45 short of that threshold.  Every key starts
+		# 2 failed verifications short of openvpn's threshold
+		# for them, key id 4 2 short of its limit.
 		edit_file=crypto.c
 		edit='/^\t\/\* Last: from here on the slot dies only/i\
 \tif (kc->cipher_alg == OVPN_CIPHER_ALG_AES_GCM) {\
@@ -47,8 +49,10 @@ while getopts "xu" opt; do
 \t\t\tOVPN_USAGE_LIMIT_AES_GCM - 90);\
 \t\tpercpu_counter_set(\&ks->usage_recv.blocks,\
 \t\t\tOVPN_USAGE_RENEG(OVPN_USAGE_LIMIT_AES_GCM) - 45);\
-\t}'
-		edit_check='percpu_counter_set(&ks->usage_recv.blocks,'
+\t}\
+\tatomic64_set(\&ks->forged, kc->key_id == 4 ?\
+\t\tOVPN_USAGE_FORGED_LIMIT - 2 : OVPN_USAGE_FORGED_RENEG - 2);'
+		edit_check='atomic64_set(&ks->forged, kc->key_id == 4 ?'
 		suffix=-usage-end
 		;;
 	*) lab_die "usage: build.sh [-x|-u] [flavour]" ;;

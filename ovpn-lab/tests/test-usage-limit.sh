@@ -18,6 +18,9 @@
 # its 6th (54 > 45; 45 at the 5th is not past), and key 0 sends 9 packets
 # (90, not past) and refuses the 10th.
 # ChaCha20-Poly1305 has no limit: its keys count nothing.
+# Failed verifications count under any cipher: the variant starts every
+# key 2 short of openvpn's threshold for them, key id 4 2 short of the
+# limit past which the key decrypts nothing.
 #
 #   ns a: tun-a (P2P, 5.5.8.1) -- veth-a 10.10.8.1 == veth-b 10.10.8.2 --
 #   ns b: tun-b (P2P, 5.5.8.2); a knows b as peer 2, b knows a as peer 1.
@@ -220,6 +223,66 @@ chacha_unlimited()
 	swaps b 0 2
 }
 
+# b_dropped_reaches N: tun-b has dropped at least N received packets.
+b_dropped_reaches() { [ "$(link_dropped "$NB" tun-b rx)" -ge "$1" ]; }
+
+# forge COUNT KEY_ID: COUNT packets to b that say they are a's, under
+# KEY_ID, and cannot authenticate (udp-inject.py's garbage tag); waits
+# until b has dropped them all, and no more.
+forge()
+{
+	local drop0
+
+	drop0=$(link_dropped "$NB" tun-b rx)
+	in_a python3 "$OVPN_DIR/udp-inject.py" 10.10.8.2 3012 "$1" \
+		data 1 "$2" 1 64 >/dev/null
+	wait_until b_dropped_reaches $((drop0 + $1)) || true
+	expect_eq "forgeries b dropped" "$1" \
+		$(($(link_dropped "$NB" tun-b rx) - drop0))
+}
+
+# Every packet that claims a key and fails to authenticate counts against
+# that key, whatever its cipher: openvpn asks for a new key past 2^35 of
+# them.  The variant's key 3 starts 2 short: the 2nd forgery reaches the
+# threshold quietly, the 3rd passes it and b asks, once; the key goes on
+# decrypting a's packets.
+forgeries_renegotiate()
+{
+	keys primary 3 chachapoly
+	listen 1 1
+	forge 2 3
+	sentinels 106
+	swaps b 0 3
+	listen 1 2
+	forge 2 3
+	send 1
+	received 40
+	sentinels 107
+	swaps a 0 3
+	swaps b 1 3
+}
+
+# Past 2^36 failures openvpn refuses to decrypt under the key at all.
+# The variant's key 4 starts 2 short: after 2 forgeries it still
+# decrypts; after the 3rd, b drops a's authentic packets under it too,
+# and counts them.
+forgeries_spend_key()
+{
+	local drop0
+
+	keys primary 4 aes256
+	forge 2 4
+	send 1
+	received 41
+	forge 1 4
+	drop0=$(link_dropped "$NB" tun-b rx)
+	send 2
+	wait_until b_dropped_reaches $((drop0 + 2)) || true
+	expect_eq "authentic packets b dropped" 2 \
+		$(($(link_dropped "$NB" tun-b rx) - drop0))
+	received 41
+}
+
 # key_renewed ID: the client's peer ID has a key other than key 0, the
 # first one openvpn negotiates, in its primary slot.
 key_renewed()
@@ -264,13 +327,15 @@ openvpn_renegotiates()
 
 variant_start "$OVPN_KO_USAGE_END"
 
-ktap_plan 8
+ktap_plan 10
 run_test setup setup_topology
 run_test quiet_below_threshold quiet_below_threshold
 run_test sender_first sender_first
 run_test receiver_next receiver_next
 run_test limit_refuses limit_refuses
 run_test chacha_unlimited chacha_unlimited
+run_test forgeries_renegotiate forgeries_renegotiate
+run_test forgeries_spend_key forgeries_spend_key
 run_noted openvpn_renegotiates openvpn_renegotiates
 run_test module_unloads module_unloads
 ktap_finish

@@ -62,10 +62,13 @@ struct ovpn_key_config {
  * @usage_xmit: what @encrypt has protected (usage.h)
  * @pid_recv: receiver replay window (written by every receiving CPU)
  * @usage_recv: what @decrypt has protected
+ * @forged: packets that claimed @decrypt and failed its authentication
  *
  * The two packet-id states sit on cache lines of their own, away from
  * the read-mostly fields every packet reads; each usage account shares
  * them, as the packets that read it have just written the packet ids.
+ * @forged, read by every received packet and written only by forgeries,
+ * follows the receiving account, on the line of its trigger.
  */
 struct ovpn_crypto_key_slot {
 	u8 key_id;
@@ -79,6 +82,7 @@ struct ovpn_crypto_key_slot {
 	struct ovpn_usage usage_xmit;
 	struct ovpn_pktid_recv pid_recv ____cacheline_aligned_in_smp;
 	struct ovpn_usage usage_recv;
+	atomic64_t forged;
 };
 
 /**

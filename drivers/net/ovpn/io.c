@@ -140,6 +140,13 @@ void ovpn_decrypt_post(struct sk_buff *skb, int ret)
 		net_dbg_ratelimited("%s: peer %u: packet dropped: %d\n",
 				    netdev_name(peer->ovpn->dev), peer->id,
 				    ret);
+		/*
+		 * A forgery, or a corrupted packet: past openvpn's count of
+		 * them, ask for a new key, as openvpn itself would.
+		 */
+		if (ret == -EBADMSG &&
+		    ovpn_usage_forged(&ks->forged) == OVPN_USAGE_RENEG)
+			ovpn_nl_key_swap_notify(peer, ks->key_id);
 		goto drop;
 	}
 
@@ -268,6 +275,14 @@ void ovpn_recv(struct ovpn_peer *peer, struct sk_buff *skb)
 	memset(cb, 0, sizeof(*cb));
 	cb->peer = peer;
 	cb->ks = ks;
+	/* Too many forgeries tried under this key: it decrypts no more. */
+	if (ovpn_usage_forged_spent(&ks->forged)) {
+		net_dbg_ratelimited("%s: peer %u: key %u failed too often\n",
+				    netdev_name(peer->ovpn->dev), peer->id,
+				    ks->key_id);
+		ovpn_decrypt_post(skb, -EKEYREJECTED);
+		return;
+	}
 	if (ovpn_queue_wanted(peer, false)) {
 		/*
 		 * Decrypted on any CPU, then replay-checked in order, after

@@ -10,11 +10,18 @@
  * (tls_get_limit_aead() in ssl.c).  ChaCha20-Poly1305 has no such limit.
  * A key slot keeps this account for each direction; the packet id stands
  * for q, so only the blocks are counted here.
+ *
+ * The receiving direction of any key, whatever its cipher, also bounds
+ * the packets that claimed it and failed authentication: each is an
+ * attempt at a forgery.  openvpn 2.7 renegotiates once a key's failed
+ * verifications pass 2^35 and refuses to decrypt under it past 2^36
+ * (cipher_decrypt_verify_fail_warn() and _exceeded() in its crypto.h).
  */
 
 #ifndef _NET_OVPN_USAGE_H_
 #define _NET_OVPN_USAGE_H_
 
+#include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/math.h>
@@ -30,6 +37,9 @@
 #define OVPN_USAGE_RENEG(limit)	((limit) / 8 * 7)
 /* Blocks a CPU gathers before adding them to the shared count: 1 MiB. */
 #define OVPN_USAGE_BATCH	BIT(16)
+/* Failed verifications past which openvpn renegotiates, and refuses. */
+#define OVPN_USAGE_FORGED_RENEG	BIT_ULL(35)
+#define OVPN_USAGE_FORGED_LIMIT	BIT_ULL(36)
 
 /**
  * enum ovpn_usage_verdict - what a key's account says after a packet
@@ -109,6 +119,40 @@ ovpn_usage_add(struct ovpn_usage *usage, unsigned int len, u32 pktid)
 		   READ_ONCE(usage->trigger)))
 		return OVPN_USAGE_OK;
 	return ovpn_usage_slow(usage, pktid);
+}
+
+/**
+ * ovpn_usage_forged - account for a packet that failed authentication
+ * @forged: the failed verifications of the key the packet claimed
+ *
+ * Why one shared atomic: only a packet that failed costs it, after a
+ * whole AEAD pass that dwarfs it, and the exact count lets exactly one
+ * CPU see the threshold pass.  Packets that authenticate never write it.
+ *
+ * Context: any.
+ * Return: OVPN_USAGE_RENEG for the packet that takes the count past
+ * openvpn's renegotiation threshold, else OVPN_USAGE_OK.
+ */
+static inline enum ovpn_usage_verdict ovpn_usage_forged(atomic64_t *forged)
+{
+	if (atomic64_inc_return(forged) == OVPN_USAGE_FORGED_RENEG + 1)
+		return OVPN_USAGE_RENEG;
+	return OVPN_USAGE_OK;
+}
+
+/**
+ * ovpn_usage_forged_spent - whether a key refuses to decrypt
+ * @forged: the failed verifications of the key
+ *
+ * Checked before decryption, as openvpn checks it: past the limit, every
+ * packet under the key is dropped, authentic or not.
+ *
+ * Context: any.
+ * Return: true past openvpn's limit of failed verifications.
+ */
+static inline bool ovpn_usage_forged_spent(const atomic64_t *forged)
+{
+	return unlikely(atomic64_read(forged) > OVPN_USAGE_FORGED_LIMIT);
 }
 
 #endif /* _NET_OVPN_USAGE_H_ */

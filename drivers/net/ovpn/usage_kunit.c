@@ -131,12 +131,39 @@ static void ovpn_usage_unfolded_blocks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ovpn_usage_add(usage, 1, 11), OVPN_USAGE_RENEG);
 }
 
+/*
+ * Failed verifications: openvpn renegotiates once there are more than
+ * 2^35 and refuses to decrypt once there are more than 2^36; said once,
+ * by the failure that passes the threshold.
+ */
+static void ovpn_usage_forgeries(struct kunit *test)
+{
+	atomic64_t forged;
+
+	KUNIT_EXPECT_EQ(test, OVPN_USAGE_FORGED_RENEG, 34359738368ULL);
+	KUNIT_EXPECT_EQ(test, OVPN_USAGE_FORGED_LIMIT, 68719476736ULL);
+
+	atomic64_set(&forged, OVPN_USAGE_FORGED_RENEG - 1);
+	/* the threshold itself is not past it */
+	KUNIT_EXPECT_EQ(test, ovpn_usage_forged(&forged), OVPN_USAGE_OK);
+	KUNIT_EXPECT_EQ(test, ovpn_usage_forged(&forged), OVPN_USAGE_RENEG);
+	KUNIT_EXPECT_EQ(test, ovpn_usage_forged(&forged), OVPN_USAGE_OK);
+	KUNIT_EXPECT_FALSE(test, ovpn_usage_forged_spent(&forged));
+
+	atomic64_set(&forged, OVPN_USAGE_FORGED_LIMIT - 1);
+	KUNIT_EXPECT_EQ(test, ovpn_usage_forged(&forged), OVPN_USAGE_OK);
+	KUNIT_EXPECT_FALSE(test, ovpn_usage_forged_spent(&forged));
+	KUNIT_EXPECT_EQ(test, ovpn_usage_forged(&forged), OVPN_USAGE_OK);
+	KUNIT_EXPECT_TRUE(test, ovpn_usage_forged_spent(&forged));
+}
+
 static struct kunit_case ovpn_usage_cases[] = {
 	KUNIT_CASE(ovpn_usage_thresholds),
 	KUNIT_CASE(ovpn_usage_blocks_rounded),
 	KUNIT_CASE(ovpn_usage_reneg_once),
 	KUNIT_CASE(ovpn_usage_spent),
 	KUNIT_CASE(ovpn_usage_unfolded_blocks),
+	KUNIT_CASE(ovpn_usage_forgeries),
 	{}
 };
 
