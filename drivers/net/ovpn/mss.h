@@ -29,4 +29,15 @@ struct sk_buff;
 
 bool ovpn_mss_clamp(struct ovpn_peer *peer, struct sk_buff *skb);
 
+/**
+ * ovpn_mssfix_valid - whether userspace may set a peer's mssfix to a value
+ * @mssfix: the value, OVPN_A_PEER_MSSFIX
+ *
+ * Return: true for off, or a size of at least OVPN_MSSFIX_MIN.
+ */
+static inline bool ovpn_mssfix_valid(u16 mssfix)
+{
+	return mssfix == OVPN_MSSFIX_OFF || mssfix >= OVPN_MSSFIX_MIN;
+}
+
 #endif /* _NET_OVPN_MSS_H_ */

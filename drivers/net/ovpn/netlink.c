@@ -165,6 +165,7 @@ static int ovpn_nl_peer_precheck(struct ovpn_priv *ovpn,
 	struct nlattr *remote4 = attrs[OVPN_A_PEER_REMOTE_IPV4];
 	struct nlattr *remote6 = attrs[OVPN_A_PEER_REMOTE_IPV6];
 	struct nlattr *port = attrs[OVPN_A_PEER_REMOTE_PORT];
+	struct nlattr *mssfix = attrs[OVPN_A_PEER_MSSFIX];
 	struct nlattr *nest = info->attrs[OVPN_A_PEER];
 
 	if (NL_REQ_ATTR_CHECK(info->extack, nest, attrs, OVPN_A_PEER_ID)) {
@@ -212,13 +213,11 @@ static int ovpn_nl_peer_precheck(struct ovpn_priv *ovpn,
 				    "VPN addresses are for MP devices only");
 		return -EINVAL;
 	}
-	if (attrs[OVPN_A_PEER_MSSFIX] &&
-	    nla_get_u16(attrs[OVPN_A_PEER_MSSFIX]) != OVPN_MSSFIX_OFF &&
-	    nla_get_u16(attrs[OVPN_A_PEER_MSSFIX]) < OVPN_MSSFIX_MIN) {
+	if (mssfix && !ovpn_mssfix_valid(nla_get_u16(mssfix))) {
 		NL_SET_ERR_MSG_FMT_MOD(info->extack,
 				       "mssfix is 0 (off) or at least %u",
 				       OVPN_MSSFIX_MIN);
-		NL_SET_BAD_ATTR(info->extack, attrs[OVPN_A_PEER_MSSFIX]);
+		NL_SET_BAD_ATTR(info->extack, mssfix);
 		return -EINVAL;
 	}
 	if (!attrs[OVPN_A_PEER_KEEPALIVE_INTERVAL] !=
