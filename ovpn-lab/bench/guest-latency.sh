@@ -12,7 +12,9 @@
 # One JSON line a measurement in $OVPN_LAB_OUT/latency.jsonl, and a table
 # of the medians over the rounds in $OVPN_LAB_OUT/latency.txt:
 #	{"round": 1, "module": "ours", "what": "loaded", "streams": 1,
-#	 "rtt_ms": [..], "mbps": [..]}
+#	 "rtt_ms": [..], "mbps": [..], "tx_dropped": N, "retransmits": N}
+# (tx_dropped: what the tunnel device dropped meanwhile; retransmits: the
+# inner streams' own, as iperf3 reports them; null for idle).
 #
 # With RATE, in Mbit/s, a's veth sends at that rate through a token bucket
 # whose queue holds 50 ms: the outer path is slower than the CPUs, and the
@@ -51,6 +53,20 @@ iperf_start()
 	done
 }
 
+# tx_dropped: what tun-a has dropped on its way out so far.
+tx_dropped() { in_a cat /sys/class/net/tun-a/statistics/tx_dropped; }
+
+# iperf_retrans N: the segments the N clients retransmitted, in all.
+iperf_retrans()
+{
+	local i
+
+	for i in $(seq "$1"); do
+		jq '.end.sum_sent.retransmits // 0' \
+			"$BENCH_TMP/iperf-$i.json" 2>/dev/null || echo 0
+	done | awk '{ n += $1 } END { print n + 0 }'
+}
+
 # iperf_mbps N: wait for the N clients; each one's Mbit/s, a line each
 # (null for one that failed).
 iperf_mbps()
@@ -65,20 +81,22 @@ iperf_mbps()
 	done
 }
 
-# record ROUND MODULE WHAT STREAMS RTT_FILE MBPS_FILE
+# record ROUND MODULE WHAT STREAMS RTT_FILE MBPS_FILE [DROPPED RETRANS]
 record()
 {
 	jq -cn --argjson round "$1" --arg module "$2" --arg what "$3" \
 		--argjson streams "$4" \
 		--slurpfile rtt "$5" --slurpfile mbps "$6" \
+		--argjson dropped "${7:-null}" --argjson retrans "${8:-null}" \
 		'{round: $round, module: $module, what: $what,
-		  streams: $streams, rtt_ms: $rtt, mbps: $mbps}' >>"$jsonl"
+		  streams: $streams, rtt_ms: $rtt, mbps: $mbps,
+		  tx_dropped: $dropped, retransmits: $retrans}' >>"$jsonl"
 }
 
 # module_turn ROUND MODULE
 module_turn()
 {
-	local round=$1 module=$2 n
+	local round=$1 module=$2 n drop0
 
 	bench_load "$module"
 	bench_tunnel tcp aes128
@@ -87,25 +105,30 @@ module_turn()
 	: >"$BENCH_TMP/mbps"
 	record "$round" "$module" idle 0 "$BENCH_TMP/rtt" "$BENCH_TMP/mbps"
 
+	drop0=$(tx_dropped)
 	iperf_start 1
 	# Pings only once the stream is under way.
 	sleep 1
 	pings >"$BENCH_TMP/rtt"
 	iperf_mbps 1 >"$BENCH_TMP/mbps"
-	record "$round" "$module" loaded 1 "$BENCH_TMP/rtt" "$BENCH_TMP/mbps"
+	record "$round" "$module" loaded 1 "$BENCH_TMP/rtt" "$BENCH_TMP/mbps" \
+		$(($(tx_dropped) - drop0)) "$(iperf_retrans 1)"
 	bench_log "round $round $module: loaded RTT median" \
 		"$(sort -n "$BENCH_TMP/rtt" | awk '{ a[NR] = $1 }
 			END { print a[int((NR + 1) / 2)] }') ms," \
 		"$(cat "$BENCH_TMP/mbps") Mbit/s"
 
 	for n in 2 4; do
+		drop0=$(tx_dropped)
 		iperf_start "$n"
 		iperf_mbps "$n" >"$BENCH_TMP/mbps"
 		: >"$BENCH_TMP/rtt"
 		record "$round" "$module" shared "$n" "$BENCH_TMP/rtt" \
-			"$BENCH_TMP/mbps"
+			"$BENCH_TMP/mbps" $(($(tx_dropped) - drop0)) \
+			"$(iperf_retrans "$n")"
 		bench_log "round $round $module, $n streams:" \
-			"$(xargs <"$BENCH_TMP/mbps") Mbit/s"
+			"$(xargs <"$BENCH_TMP/mbps") Mbit/s," \
+			"$(($(tx_dropped) - drop0)) dropped"
 	done
 	bench_tunnel_down
 	bench_unload
