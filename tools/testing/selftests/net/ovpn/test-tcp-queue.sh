@@ -4,10 +4,11 @@
 # The TCP transport on a path slower than its sender: a's side of the
 # transport's path sends 20 Mbit/s (a token bucket), as an operator's
 # uplink does.  A bulk TCP transfer through the tunnel arrives whole,
-# while the bytes the transport socket holds unsent stay within the
-# driver's bound (about 4 ms of the connection's pacing rate, 32 KiB at
-# least) plus the one segment TCP may still fill, instead of the send
-# buffer's hundreds of kilobytes; a ping through the loaded tunnel is
+# while the bytes the transport socket holds unsent stay bounded (the
+# send buffer's share of the driver's bound is about 2 ms of the
+# connection's pacing rate, 16 KiB at least; the check allows twice that
+# plus the one segment TCP may still fill), instead of the send buffer's
+# hundreds of kilobytes; a ping through the loaded tunnel is
 # answered, and the peer stays.  The ping's RTT, the transfer's time and
 # the records dropped at the bound (tun-a's tx_dropped) are shown, never
 # asserted.  With the transport stalled, a flood through the tunnel
@@ -74,13 +75,16 @@ socket_look()
 # Twelve megabytes, and a look at the socket every 0.1 s while they go,
 # after the first second: until then the pacing rate is the idle
 # connection's, far above the path's, and so is the bound.  The RTT of
-# pings meanwhile.  The bound: about 4 ms of the pacing rate, 32 KiB
-# at least, plus one 64 KiB segment that TCP fills without asking again.
-# The bytes were let in at the rate of their time, and a look can come
-# after the rate fell: the highest rate seen counts, three times over,
-# for a higher one between two looks (the most seen was 113 KB against
-# 96).  The previous version of the driver, which bounded nothing, left
-# 321778 and 554464 bytes unsent, against bounds of 160 and 295 KB.
+# pings meanwhile.  The bound checked: about 4 ms of the pacing rate,
+# 32 KiB at least (twice the send buffer's share: the share halved,
+# from 4 ms, with no change in what was seen), plus one 64 KiB segment
+# that TCP fills without asking again.  The bytes were let in at the
+# rate of their time, and a look can come after the rate fell: the
+# highest rate seen counts, three times over, for a higher one between
+# two looks (the most seen was 116 KB, where the highest rate seen gave
+# a share of 20 KB).  The previous version of the driver, which bounded
+# nothing, left 321778 and 554464 bytes unsent, against bounds of 160
+# and 295 KB.
 bulk_transfer()
 {
 	local log=$TMPDIR/serve.log most=0 fastest=0 n=0 bound drops pid ping
