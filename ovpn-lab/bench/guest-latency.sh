@@ -96,7 +96,7 @@ record()
 # module_turn ROUND MODULE
 module_turn()
 {
-	local round=$1 module=$2 n drop0
+	local round=$1 module=$2 n drop0 drops
 
 	bench_load "$module"
 	bench_tunnel tcp aes128
@@ -122,13 +122,12 @@ module_turn()
 		drop0=$(tx_dropped)
 		iperf_start "$n"
 		iperf_mbps "$n" >"$BENCH_TMP/mbps"
+		drops=$(($(tx_dropped) - drop0))
 		: >"$BENCH_TMP/rtt"
 		record "$round" "$module" shared "$n" "$BENCH_TMP/rtt" \
-			"$BENCH_TMP/mbps" $(($(tx_dropped) - drop0)) \
-			"$(iperf_retrans "$n")"
+			"$BENCH_TMP/mbps" "$drops" "$(iperf_retrans "$n")"
 		bench_log "round $round $module, $n streams:" \
-			"$(xargs <"$BENCH_TMP/mbps") Mbit/s," \
-			"$(($(tx_dropped) - drop0)) dropped"
+			"$(xargs <"$BENCH_TMP/mbps") Mbit/s, $drops dropped"
 	done
 	bench_tunnel_down
 	bench_unload

@@ -223,23 +223,30 @@ chacha_unlimited()
 	swaps b 0 2
 }
 
-# b_dropped_reaches N: tun-b has dropped at least N received packets.
-b_dropped_reaches() { [ "$(link_dropped "$NB" tun-b rx)" -ge "$1" ]; }
-
-# forge COUNT KEY_ID: COUNT packets to b that say they are a's, under
-# KEY_ID, and cannot authenticate (udp-inject.py's garbage tag); waits
-# until b has dropped them all, and no more.
-forge()
+# b_drops COUNT WHAT CMD...: CMD makes b drop COUNT received packets
+# (WHAT they are), and no more; waits until it has.
+b_drops()
 {
-	local drop0
+	local n=$1 what=$2 drop0
 
+	shift 2
 	drop0=$(link_dropped "$NB" tun-b rx)
-	in_a python3 "$OVPN_DIR/udp-inject.py" 10.10.8.2 3012 "$1" \
-		data 1 "$2" 1 64 >/dev/null
-	wait_until b_dropped_reaches $((drop0 + $1)) || true
-	expect_eq "forgeries b dropped" "$1" \
+	"$@"
+	wait_until link_dropped_ge "$NB" tun-b rx $((drop0 + n)) || true
+	expect_eq "$what b dropped" "$n" \
 		$(($(link_dropped "$NB" tun-b rx) - drop0))
 }
+
+# inject_forged COUNT KEY_ID: COUNT packets to b that say they are a's,
+# under KEY_ID, and cannot authenticate (udp-inject.py's garbage tag).
+inject_forged()
+{
+	in_a python3 "$OVPN_DIR/udp-inject.py" 10.10.8.2 3012 "$1" \
+		data 1 "$2" 1 64 >/dev/null
+}
+
+# forge COUNT KEY_ID: inject_forged, and b drops them all.
+forge() { b_drops "$1" forgeries inject_forged "$1" "$2"; }
 
 # Every packet that claims a key and fails to authenticate counts against
 # that key, whatever its cipher: openvpn asks for a new key past 2^35 of
@@ -268,18 +275,12 @@ forgeries_renegotiate()
 # and counts them.
 forgeries_spend_key()
 {
-	local drop0
-
 	keys primary 4 aes256
 	forge 2 4
 	send 1
 	received 41
 	forge 1 4
-	drop0=$(link_dropped "$NB" tun-b rx)
-	send 2
-	wait_until b_dropped_reaches $((drop0 + 2)) || true
-	expect_eq "authentic packets b dropped" 2 \
-		$(($(link_dropped "$NB" tun-b rx) - drop0))
+	b_drops 2 "authentic packets" send 2
 	received 41
 }
 

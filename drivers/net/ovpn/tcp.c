@@ -154,10 +154,10 @@ static u32 ovpn_tcp_unsent_max(const struct sock *sk)
 	return clamp_t(unsigned long, rate >> 7, OVPN_TCP_UNSENT_MIN, U32_MAX);
 }
 
-/* The send buffer's share of the bound: a quarter (see the top). */
-static u32 ovpn_tcp_sock_unsent_max(const struct sock *sk)
+/* The send buffer's share of the bound @max: a quarter (see the top). */
+static u32 ovpn_tcp_sock_share(u32 max)
 {
-	return ovpn_tcp_unsent_max(sk) / 4;
+	return max / 4;
 }
 
 /*
@@ -171,7 +171,7 @@ static bool ovpn_tcp_stream_memory_free(const struct sock *sk, int wake)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	u32 unsent = READ_ONCE(tp->write_seq) - READ_ONCE(tp->snd_nxt);
 
-	if ((unsent << wake) >= ovpn_tcp_sock_unsent_max(sk))
+	if ((unsent << wake) >= ovpn_tcp_sock_share(ovpn_tcp_unsent_max(sk)))
 		return false;
 	return ovpn_tcp_family(sk)->prot.orig->stream_memory_free(sk, wake);
 }
@@ -417,9 +417,10 @@ static void ovpn_tcp_tx_enqueue(struct ovpn_socket *ovpn_sock,
 	bool burst;
 
 	burst = sk_stream_memory_free(sk);
-	if (!burst)
-		max_bytes = ovpn_tcp_unsent_max(sk) -
-			    ovpn_tcp_sock_unsent_max(sk);
+	if (!burst) {
+		max_bytes = ovpn_tcp_unsent_max(sk);
+		max_bytes -= ovpn_tcp_sock_share(max_bytes);
+	}
 	ovpn_flowq_enqueue(fq, skb, skb_get_hash_raw(skb));
 	while (fq->len > 1 && (burst ? fq->len > OVPN_TCP_TX_BURST_MAX :
 				       fq->bytes > max_bytes)) {

@@ -558,6 +558,9 @@ link_stat()
 # link_dropped NS IFNAME rx|tx: the packets IFNAME in NS dropped that way.
 link_dropped() { link_stat "$1" "$2" "$3" dropped; }
 
+# link_dropped_ge NS IFNAME rx|tx MIN: IFNAME in NS dropped MIN that way.
+link_dropped_ge() { [ "$(link_dropped "$1" "$2" "$3")" -ge "$4" ]; }
+
 # tcp_stall NS PORT: NS drops every TCP segment from port PORT, ACKs
 # included, so that what NS sends on that connection cannot leave;
 # tcp_unstall NS lets the segments in again.
