@@ -142,16 +142,19 @@ static struct ovpn_tcp_sock *ovpn_tcp_of(struct ovpn_socket *ovpn_sock)
 
 /*
  * The most bytes a peer's records may wait unsent, in the send buffer and
- * in our queue together: about 8 ms of what the connection sends now.
+ * in our queue together: about 16 ms of what the connection sends now.
  * TCP keeps the pacing rate up to date from its window and RTT whether or
  * not a qdisc paces, and it is all ones (no bound) before the first RTT
- * sample.
+ * sample.  Where the CPU rather than the path is the limit, the rate
+ * swings with the RTT the CPUs' backlog makes; with 8 ms, several
+ * tunnelled streams together lost a fifth of their throughput to the
+ * drops (ovpn-performance.rst).  On a slow path the minimum decides.
  */
 static u32 ovpn_tcp_unsent_max(const struct sock *sk)
 {
 	unsigned long rate = READ_ONCE(sk->sk_pacing_rate);
 
-	return clamp_t(unsigned long, rate >> 7, OVPN_TCP_UNSENT_MIN, U32_MAX);
+	return clamp_t(unsigned long, rate >> 6, OVPN_TCP_UNSENT_MIN, U32_MAX);
 }
 
 /* The send buffer's share of the bound @max: a quarter (see the top). */

@@ -5,7 +5,7 @@
 # transport's path sends 20 Mbit/s (a token bucket), as an operator's
 # uplink does.  A bulk TCP transfer through the tunnel arrives whole,
 # while the bytes the transport socket holds unsent stay bounded (the
-# send buffer's share of the driver's bound is about 2 ms of the
+# send buffer's share of the driver's bound is about 4 ms of the
 # connection's pacing rate, 16 KiB at least; the check allows twice that
 # plus the one segment TCP may still fill), instead of the send buffer's
 # hundreds of kilobytes; a ping through the loaded tunnel is
@@ -75,9 +75,8 @@ socket_look()
 # Twelve megabytes, and a look at the socket every 0.1 s while they go,
 # after the first second: until then the pacing rate is the idle
 # connection's, far above the path's, and so is the bound.  The RTT of
-# pings meanwhile.  The bound checked: about 4 ms of the pacing rate,
-# 32 KiB at least (twice the send buffer's share: the share halved,
-# from 4 ms, with no change in what was seen), plus one 64 KiB segment
+# pings meanwhile.  The bound checked: about 8 ms of the pacing rate,
+# 32 KiB at least (twice the send buffer's share), plus one 64 KiB segment
 # that TCP fills without asking again.  The bytes were let in at the
 # rate of their time, and a look can come after the rate fell: the
 # highest rate seen counts, three times over, for a higher one between
@@ -118,7 +117,7 @@ bulk_transfer()
 	expect_eq "bytes received" $BYTES \
 		"$(sed -n 's/.* bytes=//p' "$log")" || return
 	[ "$n" -ge 3 ] || fail "only $n looks at the socket" || return
-	bound=$((fastest / 256 > 32768 ? fastest / 256 : 32768))
+	bound=$((fastest / 128 > 32768 ? fastest / 128 : 32768))
 	bound=$((3 * bound + 65536))
 	ktap_note "$n looks: at most $most bytes unsent, bound $bound"
 	ktap_note "records dropped: $(($(link_dropped "$NA" tun-a tx) - drops))"
