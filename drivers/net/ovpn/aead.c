@@ -2,13 +2,22 @@
 /*
  * OpenVPN data channel offload - AEAD encryption and decryption
  *
- * A packet is processed in place.  The wire puts the tag in front of the
+ * A packet is processed in place.  DATA_V2 puts the tag in front of the
  * ciphertext while the AEAD API expects AAD, then text, then tag, so the
  * scatterlist handed to the AEAD visits the packet out of order:
  *
  *   sg[0]           bytes 0..7 of the packet     AAD (opcode word, id)
  *   sg[1..n]        bytes 24..end                plaintext / ciphertext
  *   sg[n + 1]       bytes 8..23                  tag
+ *
+ * The epoch data format (proto.h) keeps the AEAD's own order:
+ *
+ *   sg[0]           bytes 0..11                  AAD (opcode word, id)
+ *   sg[1..n]        bytes 12..end                text, then the tag
+ *
+ * Either way the nonce is an implicit part XOR the packet id followed by
+ * zeros: for DATA_V2 the implicit part is 4 zero bytes and the key's
+ * 8-byte nonce tail, for an epoch the epoch's 12-byte IV.
  *
  * Both directions run in softirq or with BH disabled: nothing here may
  * sleep.  The request, scatterlist and IV of a packet live in a buffer of
@@ -18,6 +27,7 @@
  */
 
 #include <crypto/aead.h>
+#include <crypto/algapi.h>
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <linux/skbuff.h>
@@ -25,16 +35,52 @@
 #include <linux/unaligned.h>
 
 #include "aead.h"
+#include "epoch.h"
 #include "proto.h"
 #include "skb.h"
 
-/* The associated data: opcode word and packet id. */
-#define OVPN_AEAD_AAD_SIZE	(OVPN_OPCODE_SIZE + OVPN_PKTID_SIZE)
-/* The nonce: packet id followed by the direction's nonce tail. */
+/* The nonce, of both formats. */
 #define OVPN_AEAD_IV_SIZE	(OVPN_PKTID_SIZE + OVPN_NONCE_TAIL_SIZE)
 
 #define OVPN_AEAD_ALG_AES_GCM	"gcm(aes)"
 #define OVPN_AEAD_ALG_CHACHAPOLY "rfc7539(chacha20,poly1305)"
+
+/**
+ * struct ovpn_aead_layout - where a data format puts its fields
+ * @pktid_len: bytes of packet id behind the opcode word
+ * @text_off: offset of the text; the AAD is everything in front of it
+ *	      but the tag
+ * @tag_in_head: the tag sits between the packet id and the text (DATA_V2)
+ *		 rather than after the text
+ */
+struct ovpn_aead_layout {
+	unsigned int pktid_len;
+	unsigned int text_off;
+	bool tag_in_head;
+};
+
+static const struct ovpn_aead_layout ovpn_aead_layout_v2 = {
+	.pktid_len = OVPN_PKTID_SIZE,
+	.text_off = OVPN_DATA_OVERHEAD,
+	.tag_in_head = true,
+};
+
+static const struct ovpn_aead_layout ovpn_aead_layout_epoch = {
+	.pktid_len = OVPN_EPOCH_PKTID_SIZE,
+	.text_off = OVPN_EPOCH_HEAD_SIZE,
+	.tag_in_head = false,
+};
+
+static unsigned int ovpn_aead_aad_len(const struct ovpn_aead_layout *l)
+{
+	return OVPN_OPCODE_SIZE + l->pktid_len;
+}
+
+/* Everything a packet carries besides its text. */
+static unsigned int ovpn_aead_overhead(const struct ovpn_aead_layout *l)
+{
+	return l->text_off + (l->tag_in_head ? 0 : OVPN_AUTH_TAG_SIZE);
+}
 
 /*
  * Room in a CPU's buffer for the scatterlist: the AAD, the tag, the
@@ -174,71 +220,151 @@ static struct aead_request *ovpn_aead_tmp_get(struct sk_buff *skb,
 
 /*
  * Fill @sg (room for @nsg entries, nsg >= 2 + what skb_cow_data()
- * counted) with the layout described at the top of this file, for @len
- * bytes of text starting at OVPN_DATA_OVERHEAD.  The header must be in
- * the linear part of @skb.
+ * counted) with the layout @l (see the top of this file), for @len bytes
+ * of text.  The AAD and, for DATA_V2, the tag must be in the linear part
+ * of @skb.
  */
-static int ovpn_aead_map(struct sk_buff *skb, struct scatterlist *sg,
-			 unsigned int nsg, unsigned int len)
+static int ovpn_aead_map(struct sk_buff *skb, const struct ovpn_aead_layout *l,
+			 struct scatterlist *sg, unsigned int nsg,
+			 unsigned int len)
 {
+	unsigned int aad_len = ovpn_aead_aad_len(l);
 	int n;
 
 	sg_init_table(sg, nsg);
-	sg_set_buf(&sg[0], skb->data, OVPN_AEAD_AAD_SIZE);
+	sg_set_buf(&sg[0], skb->data, aad_len);
 
-	n = skb_to_sgvec_nomark(skb, &sg[1], OVPN_DATA_OVERHEAD, len);
+	if (!l->tag_in_head) {
+		n = skb_to_sgvec_nomark(skb, &sg[1], l->text_off,
+					len + OVPN_AUTH_TAG_SIZE);
+		if (unlikely(n < 0))
+			return n;
+		sg_mark_end(&sg[n]);
+		return 0;
+	}
+
+	n = skb_to_sgvec_nomark(skb, &sg[1], l->text_off, len);
 	if (unlikely(n < 0))
 		return n;
 
-	sg_set_buf(&sg[n + 1], skb->data + OVPN_AEAD_AAD_SIZE,
-		   OVPN_AUTH_TAG_SIZE);
+	sg_set_buf(&sg[n + 1], skb->data + aad_len, OVPN_AUTH_TAG_SIZE);
 	sg_mark_end(&sg[n + 1]);
 	return 0;
 }
 
 /*
- * What both directions do once the header is at skb->data.  The AEAD
- * works in place, so the data must be ours alone (skb_cow_data(), which
- * may move it: the header is read after it).  The request's buffer is
- * recorded in the control block for the post function to give back
- * (ovpn_aead_request_free()), on error too.  @tag_len is what the
- * AEAD counts of the tag as text: all of it to decrypt, none to encrypt.
- * The completion may run before the AEAD call returns: everything it
- * reads is set here.
+ * What both directions of both formats do once the header is at
+ * skb->data.  The AEAD works in place, so the data must be ours alone
+ * (skb_cow_data(), which may move it: the header is read after it); a
+ * packet to encrypt in a format whose tag ends it gets the room for the
+ * tag there.  The nonce is @implicit (OVPN_AEAD_IV_SIZE bytes) XOR the
+ * packet id.  The request's buffer is recorded in the control block for
+ * the post function to give back (ovpn_aead_request_free()), on error
+ * too.  The completion may run before the AEAD call returns: everything
+ * it reads is set here.
  */
-static struct aead_request *ovpn_aead_request(const struct ovpn_aead_key *key,
-					      crypto_completion_t done,
-					      struct sk_buff *skb,
-					      unsigned int tag_len)
+static struct aead_request *
+ovpn_aead_request(struct crypto_aead *tfm, const struct ovpn_aead_layout *l,
+		  const u8 *implicit, crypto_completion_t done,
+		  struct sk_buff *skb, bool decrypt)
 {
-	unsigned int len = skb->len - OVPN_DATA_OVERHEAD;
+	unsigned int tail = l->tag_in_head || decrypt ? 0 : OVPN_AUTH_TAG_SIZE;
 	struct sk_buff *trailer;
 	struct aead_request *req;
 	struct scatterlist *sg;
+	unsigned int len;
 	int nsg, ret;
 	u8 *iv;
 
-	nsg = skb_cow_data(skb, 0, &trailer);
+	nsg = skb_cow_data(skb, tail, &trailer);
 	if (unlikely(nsg < 0))
 		return ERR_PTR(nsg);
+	if (tail)
+		pskb_put(skb, trailer, tail);
 	nsg += 2;	/* the AAD and the tag */
+	len = skb->len - ovpn_aead_overhead(l);
 
-	req = ovpn_aead_tmp_get(skb, key->tfm, nsg, &sg, &iv);
+	req = ovpn_aead_tmp_get(skb, tfm, nsg, &sg, &iv);
 	if (unlikely(!req))
 		return ERR_PTR(-ENOMEM);
 
-	memcpy(iv, skb->data + OVPN_OPCODE_SIZE, OVPN_PKTID_SIZE);
-	memcpy(iv + OVPN_PKTID_SIZE, key->nonce_tail, OVPN_NONCE_TAIL_SIZE);
+	memcpy(iv, implicit, OVPN_AEAD_IV_SIZE);
+	crypto_xor(iv, skb->data + OVPN_OPCODE_SIZE, l->pktid_len);
 
-	ret = ovpn_aead_map(skb, sg, nsg, len);
+	ret = ovpn_aead_map(skb, l, sg, nsg, len);
 	if (unlikely(ret))
 		return ERR_PTR(ret);
 
 	aead_request_set_callback(req, 0, done, skb);
-	aead_request_set_crypt(req, sg, sg, len + tag_len, iv);
-	aead_request_set_ad(req, OVPN_AEAD_AAD_SIZE);
-	ovpn_skb_cb(skb)->payload_offset = OVPN_DATA_OVERHEAD;
+	aead_request_set_crypt(req, sg, sg,
+			       len + (decrypt ? OVPN_AUTH_TAG_SIZE : 0), iv);
+	aead_request_set_ad(req, ovpn_aead_aad_len(l));
+	ovpn_skb_cb(skb)->payload_offset = l->text_off;
 	return req;
+}
+
+/* DATA_V2's implicit part of the nonce: 4 zero bytes, the nonce tail. */
+static void ovpn_aead_implicit_v2(const struct ovpn_aead_key *key,
+				  u8 implicit[OVPN_AEAD_IV_SIZE])
+{
+	memset(implicit, 0, OVPN_PKTID_SIZE);
+	memcpy(implicit + OVPN_PKTID_SIZE, key->nonce_tail,
+	       OVPN_NONCE_TAIL_SIZE);
+}
+
+/*
+ * Encrypt in place as @l lays the packet out: push the header, write
+ * @opcode and the packet id @pktid (big endian, as long as the format's),
+ * then run the AEAD.  See ovpn_aead_encrypt().
+ */
+static int ovpn_aead_seal(struct crypto_aead *tfm,
+			  const struct ovpn_aead_layout *l, const u8 *implicit,
+			  __be32 opcode, u64 pktid, crypto_completion_t done,
+			  struct sk_buff *skb)
+{
+	struct aead_request *req;
+
+	/*
+	 * Make room for everything the transport will add too, so that a
+	 * packet short of headroom is reallocated once, here.
+	 */
+	if (unlikely(skb_cow_head(skb, OVPN_HEAD_ROOM)))
+		return -ENOMEM;
+
+	__skb_push(skb, l->text_off);
+	put_unaligned(opcode, (__be32 *)skb->data);
+	if (l->pktid_len == OVPN_EPOCH_PKTID_SIZE)
+		put_unaligned_be64(pktid, skb->data + OVPN_OPCODE_SIZE);
+	else
+		put_unaligned_be32(pktid, skb->data + OVPN_OPCODE_SIZE);
+
+	req = ovpn_aead_request(tfm, l, implicit, done, skb, false);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	return crypto_aead_encrypt(req);
+}
+
+/*
+ * Authenticate and decrypt in place as @l lays the packet out.  See
+ * ovpn_aead_decrypt().
+ */
+static int ovpn_aead_open(struct crypto_aead *tfm,
+			  const struct ovpn_aead_layout *l, const u8 *implicit,
+			  crypto_completion_t done, struct sk_buff *skb)
+{
+	struct aead_request *req;
+
+	/* A data packet carries at least one byte of ciphertext. */
+	if (unlikely(skb->len <= ovpn_aead_overhead(l)))
+		return -EINVAL;
+	/* The AAD, and a tag in the head, are mapped from the linear part. */
+	if (unlikely(!pskb_may_pull(skb, l->text_off)))
+		return -ENOMEM;
+
+	req = ovpn_aead_request(tfm, l, implicit, done, skb, true);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	return crypto_aead_decrypt(req);
 }
 
 /**
@@ -265,23 +391,11 @@ int ovpn_aead_encrypt(const struct ovpn_aead_key *key, __be32 opcode,
 		      u32 pktid, crypto_completion_t done,
 		      struct sk_buff *skb)
 {
-	struct aead_request *req;
+	u8 implicit[OVPN_AEAD_IV_SIZE];
 
-	/*
-	 * Make room for everything the transport will add too, so that a
-	 * packet short of headroom is reallocated once, here.
-	 */
-	if (unlikely(skb_cow_head(skb, OVPN_HEAD_ROOM)))
-		return -ENOMEM;
-
-	__skb_push(skb, OVPN_DATA_OVERHEAD);
-	put_unaligned(opcode, (__be32 *)skb->data);
-	put_unaligned_be32(pktid, skb->data + OVPN_OPCODE_SIZE);
-
-	req = ovpn_aead_request(key, done, skb, 0);
-	if (IS_ERR(req))
-		return PTR_ERR(req);
-	return crypto_aead_encrypt(req);
+	ovpn_aead_implicit_v2(key, implicit);
+	return ovpn_aead_seal(key->tfm, &ovpn_aead_layout_v2, implicit, opcode,
+			      pktid, done, skb);
 }
 
 /**
@@ -305,19 +419,57 @@ int ovpn_aead_encrypt(const struct ovpn_aead_key *key, __be32 opcode,
 int ovpn_aead_decrypt(const struct ovpn_aead_key *key,
 		      crypto_completion_t done, struct sk_buff *skb)
 {
-	struct aead_request *req;
+	u8 implicit[OVPN_AEAD_IV_SIZE];
 
-	/* A data packet carries at least one byte of ciphertext. */
-	if (unlikely(skb->len <= OVPN_DATA_OVERHEAD))
-		return -EINVAL;
-	/* AAD and tag are mapped straight from the linear part. */
-	if (unlikely(!pskb_may_pull(skb, OVPN_DATA_OVERHEAD)))
-		return -ENOMEM;
+	ovpn_aead_implicit_v2(key, implicit);
+	return ovpn_aead_open(key->tfm, &ovpn_aead_layout_v2, implicit, done,
+			      skb);
+}
 
-	req = ovpn_aead_request(key, done, skb, OVPN_AUTH_TAG_SIZE);
-	if (IS_ERR(req))
-		return PTR_ERR(req);
-	return crypto_aead_decrypt(req);
+/**
+ * ovpn_aead_encrypt_epoch - encrypt one packet in the epoch data format
+ * @key: the epoch's key to encrypt with
+ * @opcode: the first word of the packet (opcode, key id, peer id)
+ * @counter: the packet's counter in the epoch, never used before with it
+ *	     (1 to OVPN_EPOCH_COUNTER_MAX)
+ * @done: the completion, called with @skb if this returns -EINPROGRESS
+ * @skb: the plaintext IP packet, skb->data at its IP header; its control
+ *	 block holds what the completion needs
+ *
+ * As ovpn_aead_encrypt(), but the packet becomes header, 64-bit packet id
+ * (@key's epoch and @counter), ciphertext and tag; it grows at its end
+ * by the tag.
+ *
+ * Context: softirq or BH disabled.
+ * Return: as ovpn_aead_encrypt().
+ */
+int ovpn_aead_encrypt_epoch(const struct ovpn_aead_epoch_key *key,
+			    __be32 opcode, u64 counter,
+			    crypto_completion_t done, struct sk_buff *skb)
+{
+	return ovpn_aead_seal(key->tfm, &ovpn_aead_layout_epoch, key->iv,
+			      opcode, ovpn_epoch_pktid(key->epoch, counter),
+			      done, skb);
+}
+
+/**
+ * ovpn_aead_decrypt_epoch - decrypt one packet in the epoch data format
+ * @key: the key of the epoch the packet id names
+ * @done: the completion, called with @skb if this returns -EINPROGRESS
+ * @skb: the packet, skb->data at its first byte (the opcode word); its
+ *	 control block holds what the completion needs
+ *
+ * As ovpn_aead_decrypt(); the tag stays at the end of the packet, for the
+ * completion to trim with the header.
+ *
+ * Context: softirq or BH disabled.
+ * Return: as ovpn_aead_decrypt().
+ */
+int ovpn_aead_decrypt_epoch(const struct ovpn_aead_epoch_key *key,
+			    crypto_completion_t done, struct sk_buff *skb)
+{
+	return ovpn_aead_open(key->tfm, &ovpn_aead_layout_epoch, key->iv, done,
+			      skb);
 }
 
 /**
@@ -369,16 +521,19 @@ static const char *ovpn_aead_alg_name(enum ovpn_cipher_alg alg, size_t keylen)
 
 /*
  * Allocate and key one transform.  The rest of this file assumes a 12-byte
- * nonce and a 16-byte tag, so refuse anything else.
+ * nonce and a 16-byte tag, so refuse anything else.  Worth knowing, though
+ * correct either way: a transform whose request does not fit a CPU's
+ * buffer (see OVPN_AEAD_SCRATCH_SIZE).
  */
-static struct crypto_aead *
-ovpn_aead_tfm_new(enum ovpn_cipher_alg alg, const struct ovpn_key_direction *kd)
+static struct crypto_aead *ovpn_aead_tfm_new(enum ovpn_cipher_alg alg,
+					     const u8 *key, size_t keylen)
 {
-	const char *name = ovpn_aead_alg_name(alg, kd->cipher_key_size);
+	const char *name = ovpn_aead_alg_name(alg, keylen);
 	struct crypto_aead *tfm;
+	size_t len, sg_off;
 	int ret;
 
-	if (!name || !kd->cipher_key || !kd->nonce_tail)
+	if (!name || !key)
 		return ERR_PTR(-EINVAL);
 
 	tfm = crypto_alloc_aead(name, 0, 0);
@@ -394,10 +549,14 @@ ovpn_aead_tfm_new(enum ovpn_cipher_alg alg, const struct ovpn_key_direction *kd)
 	if (ret)
 		goto free_tfm;
 
-	ret = crypto_aead_setkey(tfm, kd->cipher_key, kd->cipher_key_size);
+	ret = crypto_aead_setkey(tfm, key, keylen);
 	if (ret)
 		goto free_tfm;
 
+	len = ovpn_aead_tmp_size(tfm, OVPN_AEAD_SCRATCH_NSG, &sg_off);
+	if (len > OVPN_AEAD_SCRATCH_SIZE)
+		pr_info_once("ovpn: %s needs %zu bytes per request, more than the per-CPU buffer has: packets allocate theirs\n",
+			     crypto_aead_driver_name(tfm), len);
 	return tfm;
 
 free_tfm:
@@ -418,21 +577,67 @@ free_tfm:
 int ovpn_aead_key_init(struct ovpn_aead_key *key, enum ovpn_cipher_alg alg,
 		       const struct ovpn_key_direction *kd)
 {
-	struct crypto_aead *tfm = ovpn_aead_tfm_new(alg, kd);
-	size_t len, sg_off;
+	struct crypto_aead *tfm;
 
+	if (!kd->nonce_tail)
+		return -EINVAL;
+	tfm = ovpn_aead_tfm_new(alg, kd->cipher_key, kd->cipher_key_size);
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
-
-	/* Correct either way, but worth knowing: see OVPN_AEAD_SCRATCH_SIZE. */
-	len = ovpn_aead_tmp_size(tfm, OVPN_AEAD_SCRATCH_NSG, &sg_off);
-	if (len > OVPN_AEAD_SCRATCH_SIZE)
-		pr_info_once("ovpn: %s needs %zu bytes per request, more than the per-CPU buffer has: packets allocate theirs\n",
-			     crypto_aead_driver_name(tfm), len);
 
 	key->tfm = tfm;
 	memcpy(key->nonce_tail, kd->nonce_tail, OVPN_NONCE_TAIL_SIZE);
 	return 0;
+}
+
+/**
+ * ovpn_aead_epoch_key_init - make one epoch of one direction
+ * @key: where to make it
+ * @alg: the cipher
+ * @key_size: the cipher's key size, as the key material without epochs
+ *	      would have it
+ * @es: the epoch's secret, which gives the key and the IV (epoch.h)
+ *
+ * Context: process (derives the key and allocates the transform).
+ * Return: as ovpn_aead_key_init(); -EINVAL for a key size the derivation
+ * cannot give (above 32 bytes).
+ */
+int ovpn_aead_epoch_key_init(struct ovpn_aead_epoch_key *key,
+			     enum ovpn_cipher_alg alg, unsigned int key_size,
+			     const struct ovpn_epoch_secret *es)
+{
+	u8 iv[OVPN_EPOCH_IV_SIZE], cipher_key[OVPN_EPOCH_SECRET_SIZE];
+	struct crypto_aead *tfm;
+	int ret;
+
+	ret = ovpn_epoch_data_key(es, cipher_key, key_size, iv);
+	if (ret)
+		return ret;
+	tfm = ovpn_aead_tfm_new(alg, cipher_key, key_size);
+	memzero_explicit(cipher_key, sizeof(cipher_key));
+	if (IS_ERR(tfm)) {
+		memzero_explicit(iv, sizeof(iv));
+		return PTR_ERR(tfm);
+	}
+
+	key->tfm = tfm;
+	memcpy(key->iv, iv, sizeof(iv));
+	memzero_explicit(iv, sizeof(iv));
+	key->epoch = es->epoch;
+	return 0;
+}
+
+/**
+ * ovpn_aead_epoch_key_destroy - free a key made by
+ *				 ovpn_aead_epoch_key_init()
+ * @key: the key, which no packet uses any more
+ *
+ * Context: process (crypto_free_aead() may sleep).
+ */
+void ovpn_aead_epoch_key_destroy(struct ovpn_aead_epoch_key *key)
+{
+	crypto_free_aead(key->tfm);
+	memzero_explicit(key->iv, sizeof(key->iv));
 }
 
 /**

@@ -21,6 +21,8 @@
 #include <linux/skbuff.h>
 #include <uapi/linux/ovpn.h>
 
+#include "epoch.h"
+
 struct crypto_aead;
 
 /**
@@ -50,6 +52,21 @@ struct ovpn_aead_key {
 	u8 nonce_tail[OVPN_NONCE_TAIL_SIZE];
 };
 
+/**
+ * struct ovpn_aead_epoch_key - one epoch of one direction, ready to run
+ * @tfm: the AEAD transform, keyed with the epoch's key; freed by
+ *	 ovpn_aead_epoch_key_destroy()
+ * @iv: the epoch's implicit IV
+ * @epoch: which epoch
+ *
+ * Read-only once made, as struct ovpn_aead_key.
+ */
+struct ovpn_aead_epoch_key {
+	struct crypto_aead *tfm;
+	u8 iv[OVPN_EPOCH_IV_SIZE];
+	u16 epoch;
+};
+
 int ovpn_aead_init(void);
 void ovpn_aead_exit(void);
 
@@ -63,5 +80,15 @@ int ovpn_aead_encrypt(const struct ovpn_aead_key *key, __be32 opcode,
 int ovpn_aead_decrypt(const struct ovpn_aead_key *key,
 		      crypto_completion_t done, struct sk_buff *skb);
 void ovpn_aead_request_free(struct sk_buff *skb);
+
+int ovpn_aead_epoch_key_init(struct ovpn_aead_epoch_key *key,
+			     enum ovpn_cipher_alg alg, unsigned int key_size,
+			     const struct ovpn_epoch_secret *es);
+void ovpn_aead_epoch_key_destroy(struct ovpn_aead_epoch_key *key);
+int ovpn_aead_encrypt_epoch(const struct ovpn_aead_epoch_key *key,
+			    __be32 opcode, u64 counter,
+			    crypto_completion_t done, struct sk_buff *skb);
+int ovpn_aead_decrypt_epoch(const struct ovpn_aead_epoch_key *key,
+			    crypto_completion_t done, struct sk_buff *skb);
 
 #endif /* _NET_OVPN_AEAD_H_ */

@@ -235,6 +235,222 @@ static void ovpn_aead_scratch_too_small(struct kunit *test)
 	ovpn_aead_key_destroy(&key);
 }
 
+/*
+ * Packets as the wire has them, made by an independent implementation
+ * (Python's hmac and cryptography modules, from the formulas of proto.h
+ * and epoch.h): the 20 bytes ovpn_aead_test_fill() makes with seed 0x10,
+ * sent by peer 1 under key id 0.
+ */
+struct ovpn_aead_test_wire {
+	const char *name;
+	enum ovpn_cipher_alg alg;
+	unsigned int key_size;
+	/* 0: DATA_V2 with ovpn_aead_test_key and _tail, else this epoch */
+	u16 epoch;
+	u64 pktid;
+	const u8 *packet;
+	unsigned int len;
+};
+
+#define OVPN_AEAD_TEST_WIRE_LEN	20
+
+/* Epoch @epoch of the chain that starts from E1 = 32 bytes of 0x23. */
+static void ovpn_aead_test_epoch_key(struct kunit *test,
+				     struct ovpn_aead_epoch_key *key,
+				     const struct ovpn_aead_test_wire *w)
+{
+	struct ovpn_epoch_secret es = { .epoch = OVPN_EPOCH_FIRST };
+
+	memset(es.secret, 0x23, sizeof(es.secret));
+	while (es.epoch < w->epoch)
+		KUNIT_ASSERT_EQ(test, ovpn_epoch_advance(&es), 0);
+	KUNIT_ASSERT_EQ(test, ovpn_aead_epoch_key_init(key, w->alg,
+						       w->key_size, &es), 0);
+}
+
+/*
+ * Encrypt @skb as the @counter-th packet of @key's epoch, or decrypt it,
+ * with BH disabled as on the data path; the request is freed.
+ */
+static int ovpn_aead_test_epoch_op(const struct ovpn_aead_epoch_key *key,
+				   struct sk_buff *skb, u64 counter,
+				   bool encrypt)
+{
+	__be32 opcode = ovpn_opcode_compose(OVPN_OPCODE_DATA_V2, 0, 1);
+	int ret;
+
+	memset(ovpn_skb_cb(skb), 0, sizeof(struct ovpn_cb));
+	local_bh_disable();
+	if (encrypt)
+		ret = ovpn_aead_encrypt_epoch(key, opcode, counter,
+					      ovpn_aead_test_done, skb);
+	else
+		ret = ovpn_aead_decrypt_epoch(key, ovpn_aead_test_done, skb);
+	ovpn_aead_request_free(skb);
+	local_bh_enable();
+	return ret;
+}
+
+/*
+ * Encrypt the plaintext and compare with the packet, then decrypt the
+ * packet, and refuse it with its last byte (the tag of an epoch packet)
+ * changed.
+ */
+static void ovpn_aead_test_wire_run(struct kunit *test,
+				    const struct ovpn_aead_test_wire *w)
+{
+	unsigned int off, n = OVPN_AEAD_TEST_WIRE_LEN;
+	u8 got[64], want[OVPN_AEAD_TEST_WIRE_LEN];
+	struct ovpn_aead_epoch_key ekey = {};
+	struct ovpn_aead_key key = {};
+	struct sk_buff *skb;
+	int ret, forged;
+
+	if (!this_cpu_read(ovpn_aead_scratch.buf))
+		kunit_skip(test, "no request buffers: module not initialised");
+	KUNIT_ASSERT_LE(test, w->len, sizeof(got));
+	if (w->epoch) {
+		ovpn_aead_test_epoch_key(test, &ekey, w);
+	} else {
+		const struct ovpn_key_direction kd = {
+			.cipher_key = ovpn_aead_test_key,
+			.cipher_key_size = w->key_size,
+			.nonce_tail = ovpn_aead_test_tail,
+		};
+
+		KUNIT_ASSERT_EQ(test, ovpn_aead_key_init(&key, w->alg, &kd), 0);
+	}
+	off = w->epoch ? OVPN_EPOCH_HEAD_SIZE : OVPN_DATA_OVERHEAD;
+
+	skb = ovpn_aead_test_skb(test, n, 0x10);
+	if (w->epoch) {
+		ret = ovpn_aead_test_epoch_op(&ekey, skb,
+					      ovpn_epoch_counter(w->pktid),
+					      true);
+	} else {
+		local_bh_disable();
+		ret = ovpn_aead_test_encrypt(&key, skb, w->pktid);
+		ovpn_aead_request_free(skb);
+		local_bh_enable();
+	}
+	ovpn_aead_test_check(test, ret);
+	KUNIT_EXPECT_EQ(test, ovpn_skb_cb(skb)->payload_offset, off);
+	KUNIT_ASSERT_EQ(test, skb->len, w->len);
+	KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, 0, got, w->len), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, w->packet, w->len);
+	kfree_skb(skb);
+
+	for (forged = 0; forged < 2; forged++) {
+		skb = alloc_skb(w->len, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		skb_put_data(skb, w->packet, w->len);
+		skb->data[w->len - 1] ^= forged;
+		if (w->epoch) {
+			ret = ovpn_aead_test_epoch_op(&ekey, skb, 0, false);
+		} else {
+			memset(ovpn_skb_cb(skb), 0, sizeof(struct ovpn_cb));
+			local_bh_disable();
+			ret = ovpn_aead_decrypt(&key, ovpn_aead_test_done, skb);
+			ovpn_aead_request_free(skb);
+			local_bh_enable();
+		}
+		if (ret == -EINPROGRESS)
+			kunit_skip(test, "asynchronous AEAD");
+		KUNIT_EXPECT_EQ(test, ret, forged ? -EBADMSG : 0);
+		if (!forged) {
+			ovpn_aead_test_fill(want, n, 0x10);
+			KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, off, got, n),
+					0);
+			KUNIT_EXPECT_MEMEQ(test, got, want, n);
+		}
+		kfree_skb(skb);
+	}
+
+	if (w->epoch)
+		ovpn_aead_epoch_key_destroy(&ekey);
+	else
+		ovpn_aead_key_destroy(&key);
+}
+
+static void ovpn_aead_wire(struct kunit *test)
+{
+	static const u8 v2[] = {
+		0x48, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01,
+		0x4a, 0xbc, 0x5e, 0xc0, 0x34, 0x6c, 0x2a, 0x16,
+		0x0a, 0xf5, 0xef, 0x14, 0x3e, 0xfa, 0x65, 0xde,
+		0xa4, 0x42, 0x89, 0x9c, 0xb5, 0x76, 0x91, 0x90,
+		0x43, 0x3d, 0x20, 0x57, 0xe6, 0x62, 0x8d, 0x54,
+		0x42, 0x69, 0x1c, 0x2f,
+	};
+	static const u8 epoch_gcm[] = {
+		0x48, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x01, 0xd2, 0x36, 0x57, 0x1f,
+		0x2b, 0xac, 0x9e, 0x7b, 0x60, 0xbe, 0xc7, 0xa4,
+		0x6c, 0x53, 0x22, 0x64, 0xa7, 0x48, 0xb4, 0x61,
+		0x52, 0x86, 0x49, 0xfc, 0xc2, 0xcd, 0x66, 0x7d,
+		0xcb, 0xc7, 0xd8, 0xed, 0x6f, 0x01, 0x56, 0xca,
+	};
+	static const u8 epoch_chacha[] = {
+		0x48, 0x00, 0x00, 0x01, 0x00, 0x03, 0x12, 0x34,
+		0x56, 0x78, 0x9a, 0xbc, 0x9c, 0x69, 0xd2, 0x6c,
+		0x39, 0xd0, 0x59, 0x1f, 0x93, 0x4b, 0x3e, 0x34,
+		0x71, 0x5c, 0xe8, 0x0d, 0xef, 0x9c, 0x60, 0x49,
+		0x73, 0xb6, 0x4d, 0x9e, 0x9c, 0x92, 0x34, 0xd6,
+		0xdb, 0xdb, 0x3d, 0x6b, 0xa6, 0xe8, 0xe0, 0xcc,
+	};
+	const struct ovpn_aead_test_wire wires[] = {
+		{ "DATA_V2, AES-128-GCM, packet id 1",
+		  OVPN_CIPHER_ALG_AES_GCM, 16, 0, 1, v2, sizeof(v2) },
+		{ "epoch 1, AES-128-GCM, counter 1",
+		  OVPN_CIPHER_ALG_AES_GCM, 16, 1, 0x0001000000000001ULL,
+		  epoch_gcm, sizeof(epoch_gcm) },
+		{ "epoch 3, ChaCha20-Poly1305, counter 0x123456789abc",
+		  OVPN_CIPHER_ALG_CHACHA20_POLY1305, 32, 3,
+		  0x0003123456789abcULL, epoch_chacha, sizeof(epoch_chacha) },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(wires); i++) {
+		kunit_info(test, "%s\n", wires[i].name);
+		ovpn_aead_test_wire_run(test, &wires[i]);
+	}
+}
+
+/*
+ * An epoch packet whose plaintext is spread over a frag_list: the tag
+ * goes after the last fragment, and the packet decrypts back.
+ */
+static void ovpn_aead_epoch_frags(struct kunit *test)
+{
+	const enum ovpn_cipher_alg *alg = test->param_value;
+	const struct ovpn_aead_test_wire w = {
+		.alg = *alg, .key_size = 32, .epoch = 2,
+	};
+	struct ovpn_aead_epoch_key key;
+	u8 got[8], want[8];
+	struct sk_buff *skb;
+	int ret;
+
+	if (!this_cpu_read(ovpn_aead_scratch.buf))
+		kunit_skip(test, "no request buffers: module not initialised");
+	ovpn_aead_test_epoch_key(test, &key, &w);
+	skb = ovpn_aead_test_frag_list(test, 7, 0x40);
+
+	ret = ovpn_aead_test_epoch_op(&key, skb, 5, true);
+	ovpn_aead_test_check(test, ret);
+	KUNIT_ASSERT_EQ(test, skb->len, OVPN_EPOCH_DATA_OVERHEAD + 8);
+
+	ret = ovpn_aead_test_epoch_op(&key, skb, 0, false);
+	ovpn_aead_test_check(test, ret);
+	ovpn_aead_test_fill(want, sizeof(want), 0x40);
+	KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, OVPN_EPOCH_HEAD_SIZE, got,
+					    sizeof(got)), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, want, sizeof(got));
+
+	kfree_skb(skb);
+	ovpn_aead_epoch_key_destroy(&key);
+}
+
 static const enum ovpn_cipher_alg ovpn_aead_test_algs[] = {
 	OVPN_CIPHER_ALG_AES_GCM,
 	OVPN_CIPHER_ALG_CHACHA20_POLY1305,
@@ -254,6 +470,8 @@ static struct kunit_case ovpn_aead_cases[] = {
 	KUNIT_CASE_PARAM(ovpn_aead_scratch_busy, ovpn_aead_test_alg_gen_params),
 	KUNIT_CASE_PARAM(ovpn_aead_scratch_too_small,
 			 ovpn_aead_test_alg_gen_params),
+	KUNIT_CASE(ovpn_aead_wire),
+	KUNIT_CASE_PARAM(ovpn_aead_epoch_frags, ovpn_aead_test_alg_gen_params),
 	{}
 };
 

@@ -43,6 +43,16 @@
 #define OVPN_DATA_OVERHEAD	(OVPN_OPCODE_SIZE + OVPN_PKTID_SIZE + \
 				 OVPN_AUTH_TAG_SIZE)
 
+/*
+ * The epoch data format of openvpn 2.7 (epoch.h): the packet id is 64
+ * bits, the epoch in its top 16, and the tag follows the ciphertext.  The
+ * associated data is the header and the packet id, 12 bytes; the nonce is
+ * the epoch's 12-byte IV XOR the packet id followed by 4 zero bytes.
+ */
+#define OVPN_EPOCH_PKTID_SIZE	8
+#define OVPN_EPOCH_HEAD_SIZE	(OVPN_OPCODE_SIZE + OVPN_EPOCH_PKTID_SIZE)
+#define OVPN_EPOCH_DATA_OVERHEAD (OVPN_EPOCH_HEAD_SIZE + OVPN_AUTH_TAG_SIZE)
+
 /* The larger transport header (TCP) and the larger outer IP header (IPv6) */
 #define OVPN_MAX_TRANSPORT_HLEN	\
 	max(sizeof(struct udphdr), sizeof(struct tcphdr))
