@@ -5,7 +5,7 @@
 # root's kernel, with the kernel's own compiler.  W=1 is always on and any
 # compiler warning fails the build.
 #
-# Usage: build.sh [-x|-u] [flavour]
+# Usage: build.sh [-x|-u|-e] [flavour]
 #   flavour: amd64 (default), rt-amd64, or a debug kernel: debug, debug-rt
 #   (kdebug.sh)
 #   -x: the variant test-key-exhaustion.sh needs, whose new keys have 15
@@ -15,6 +15,9 @@
 #   -u: the variant test-usage-limit.sh needs, into ...-usage-end, whose
 #   new keys start their usage accounts near openvpn's thresholds
 #   (crypto.c; the numbers are in that script).
+#   -e: the variant test-epoch-rollover.sh needs, into ...-epoch-roll,
+#   whose epoch keys send 8 packets each, and whose chains start at epoch
+#   0xeffc for 16-byte keys and 0xfff8 for 24-byte ones (crypto_epoch.c).
 # Builds into .build/<kernel release>, or .build/<flavour>-<release> for a
 # debug kernel, and prints the module's path, relative to the repository.
 
@@ -25,8 +28,9 @@
 edit_file=
 edit=
 edit_check=
+edit_check2=
 suffix=
-while getopts "xu" opt; do
+while getopts "xue" opt; do
 	case $opt in
 	x)
 		# The last id handed out is 0xffffffff: 15 ids from here.
@@ -55,12 +59,20 @@ while getopts "xu" opt; do
 		edit_check='atomic64_set(&ks->forged, kc->key_id == 4 ?'
 		suffix=-usage-end
 		;;
-	*) lab_die "usage: build.sh [-x|-u] [flavour]" ;;
+	e)
+		edit_file=crypto_epoch.c
+		edit='s/^#define OVPN_EPOCH_TX_COUNTER_LIMIT\tOVPN_EPOCH_COUNTER_MAX$/#define OVPN_EPOCH_TX_COUNTER_LIMIT\t8/
+s/^\tu16 first = OVPN_EPOCH_FIRST;$/\tu16 first = key_size == 16 ? 0xeffc : key_size == 24 ? 0xfff8 : 1;/'
+		edit_check='#define OVPN_EPOCH_TX_COUNTER_LIMIT	8'
+		edit_check2='u16 first = key_size == 16 ? 0xeffc'
+		suffix=-epoch-roll
+		;;
+	*) lab_die "usage: build.sh [-x|-u|-e] [flavour]" ;;
 	esac
 done
 shift $((OPTIND - 1))
 # getopts stops at the flavour: an option after it would be ignored.
-[ $# -le 1 ] || lab_die "usage: build.sh [-x|-u] [flavour] (options first)"
+[ $# -le 1 ] || lab_die "usage: build.sh [-x|-u|-e] [flavour] (options first)"
 
 flavour=${1:-amd64}
 root=$("$LAB_DIR/root/mkroot.sh")
@@ -82,8 +94,10 @@ if [ -n "$edit" ]; then
 	cp -r "$REPO_DIR/drivers/net/ovpn" "$REPO_DIR/$copy/drivers/net/"
 	cp -r "$REPO_DIR/include" "$REPO_DIR/$copy/"
 	sed -i "$edit" "$REPO_DIR/$copy/$src/$edit_file"
-	grep -qF "$edit_check" "$REPO_DIR/$copy/$src/$edit_file" ||
-		lab_die "$edit_file: the line the variant changes is gone"
+	for check in "$edit_check" "${edit_check2:-$edit_check}"; do
+		grep -qF "$check" "$REPO_DIR/$copy/$src/$edit_file" ||
+			lab_die "$edit_file: a line the variant changes is gone"
+	done
 	src=$copy/$src
 fi
 lab_log "building ovpn.ko$suffix for $kver"

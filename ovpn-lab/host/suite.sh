@@ -73,6 +73,9 @@ lab_result $? "ovpn.ko with few packet ids builds with W=1 ($kver)"
 # test-usage-limit.sh's.
 ko_usage=$("$LAB_DIR/host/build.sh" -u "$flavour")
 lab_result $? "ovpn.ko with keys near their usage limit builds ($kver)"
+# test-epoch-rollover.sh's.
+ko_epoch=$("$LAB_DIR/host/build.sh" -e "$flavour")
+lab_result $? "ovpn.ko with short epochs builds ($kver)"
 if [ -n "$ko" ]; then
 	"$LAB_DIR/host/boot.sh" -f "$flavour" -c "$cpus" -m "$memory" \
 		-t "$boot_limit" -o "$out" -- \
@@ -80,6 +83,7 @@ if [ -n "$ko" ]; then
 		OVPN_CLI=/src/$ksft/net/ovpn/ovpn-cli \
 		${ko_end:+OVPN_KO_PKTID_END=/src/$ko_end} \
 		${ko_usage:+OVPN_KO_USAGE_END=/src/$ko_usage} \
+		${ko_epoch:+OVPN_KO_EPOCH_ROLL=/src/$ko_epoch} \
 		OVPN_TEST_TIMEOUT=$script_limit \
 		${OVPN_PARALLEL:+OVPN_PARALLEL=$OVPN_PARALLEL} \
 		ovpn-lab/guest/selftests.sh $scripts >&2

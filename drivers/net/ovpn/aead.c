@@ -303,15 +303,6 @@ ovpn_aead_request(struct crypto_aead *tfm, const struct ovpn_aead_layout *l,
 	return req;
 }
 
-/* DATA_V2's implicit part of the nonce: 4 zero bytes, the nonce tail. */
-static void ovpn_aead_implicit_v2(const struct ovpn_aead_key *key,
-				  u8 implicit[OVPN_AEAD_IV_SIZE])
-{
-	memset(implicit, 0, OVPN_PKTID_SIZE);
-	memcpy(implicit + OVPN_PKTID_SIZE, key->nonce_tail,
-	       OVPN_NONCE_TAIL_SIZE);
-}
-
 /*
  * Encrypt in place as @l lays the packet out: push the header, write
  * @opcode and the packet id @pktid (big endian, as long as the format's),
@@ -391,10 +382,7 @@ int ovpn_aead_encrypt(const struct ovpn_aead_key *key, __be32 opcode,
 		      u32 pktid, crypto_completion_t done,
 		      struct sk_buff *skb)
 {
-	u8 implicit[OVPN_AEAD_IV_SIZE];
-
-	ovpn_aead_implicit_v2(key, implicit);
-	return ovpn_aead_seal(key->tfm, &ovpn_aead_layout_v2, implicit, opcode,
+	return ovpn_aead_seal(key->tfm, &ovpn_aead_layout_v2, key->iv, opcode,
 			      pktid, done, skb);
 }
 
@@ -419,10 +407,7 @@ int ovpn_aead_encrypt(const struct ovpn_aead_key *key, __be32 opcode,
 int ovpn_aead_decrypt(const struct ovpn_aead_key *key,
 		      crypto_completion_t done, struct sk_buff *skb)
 {
-	u8 implicit[OVPN_AEAD_IV_SIZE];
-
-	ovpn_aead_implicit_v2(key, implicit);
-	return ovpn_aead_open(key->tfm, &ovpn_aead_layout_v2, implicit, done,
+	return ovpn_aead_open(key->tfm, &ovpn_aead_layout_v2, key->iv, done,
 			      skb);
 }
 
@@ -585,8 +570,10 @@ int ovpn_aead_key_init(struct ovpn_aead_key *key, enum ovpn_cipher_alg alg,
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
 
+	BUILD_BUG_ON(sizeof(key->iv) != OVPN_AEAD_IV_SIZE);
 	key->tfm = tfm;
-	memcpy(key->nonce_tail, kd->nonce_tail, OVPN_NONCE_TAIL_SIZE);
+	memset(key->iv, 0, OVPN_PKTID_SIZE);
+	memcpy(key->iv + OVPN_PKTID_SIZE, kd->nonce_tail, OVPN_NONCE_TAIL_SIZE);
 	return 0;
 }
 

@@ -29,7 +29,10 @@ struct crypto_aead;
  * struct ovpn_key_direction - key material for one direction
  * @cipher_key: the key
  * @cipher_key_size: its length in bytes
- * @nonce_tail: OVPN_NONCE_TAIL_SIZE bytes completing the nonce
+ * @nonce_tail: OVPN_NONCE_TAIL_SIZE bytes completing the nonce; NULL in
+ *		the epoch format
+ * @epoch_secret: the direction's first epoch secret (epoch.h),
+ *		  OVPN_EPOCH_SECRET_SIZE bytes, or NULL: not the epoch format
  *
  * Points into the netlink request that installs the key: only valid
  * while it is being handled.
@@ -38,18 +41,21 @@ struct ovpn_key_direction {
 	const u8 *cipher_key;
 	size_t cipher_key_size;
 	const u8 *nonce_tail;
+	const u8 *epoch_secret;
 };
 
 /**
  * struct ovpn_aead_key - one direction of a key, ready to run
  * @tfm: the AEAD transform, keyed; freed by ovpn_aead_key_destroy()
- * @nonce_tail: completes the packet id into the nonce
+ * @iv: the implicit part of the nonce: 4 zero bytes, which the packet id
+ *	is XORed into, then the nonce tail; kept whole so that a packet
+ *	copies it once
  *
  * Read-only once made: any number of packets use it at once.
  */
 struct ovpn_aead_key {
 	struct crypto_aead *tfm;
-	u8 nonce_tail[OVPN_NONCE_TAIL_SIZE];
+	u8 iv[OVPN_EPOCH_IV_SIZE];
 };
 
 /**

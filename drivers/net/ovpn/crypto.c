@@ -33,6 +33,7 @@ static void ovpn_crypto_key_slot_free(struct llist_node *node)
 	struct ovpn_crypto_key_slot *ks;
 
 	ks = llist_entry(node, struct ovpn_crypto_key_slot, release_entry);
+	ovpn_epoch_keys_free(ks->epochs);
 	ovpn_aead_key_destroy(&ks->decrypt);
 	ovpn_aead_key_destroy(&ks->encrypt);
 	ovpn_usage_destroy(&ks->usage_recv);
@@ -92,12 +93,28 @@ ovpn_crypto_key_slot_new(const struct ovpn_key_config *kc)
 	ret = ovpn_usage_init(&ks->usage_recv, kc->cipher_alg, false);
 	if (ret)
 		goto free_usage;
-	ret = ovpn_aead_key_init(&ks->encrypt, kc->cipher_alg, &kc->encrypt);
-	if (ret)
-		goto free_usage;
-	ret = ovpn_aead_key_init(&ks->decrypt, kc->cipher_alg, &kc->decrypt);
-	if (ret)
-		goto free_encrypt;
+	if (kc->encrypt.epoch_secret) {
+		/* The work items of the keys hold the slot by ks->ref. */
+		ks->epochs = ovpn_epoch_keys_new(kc->cipher_alg,
+						 kc->encrypt.cipher_key_size,
+						 kc->encrypt.epoch_secret,
+						 kc->decrypt.epoch_secret,
+						 &ks->ref);
+		ret = PTR_ERR_OR_ZERO(ks->epochs);
+		if (ret) {
+			ks->epochs = NULL;
+			goto free_usage;
+		}
+	} else {
+		ret = ovpn_aead_key_init(&ks->encrypt, kc->cipher_alg,
+					 &kc->encrypt);
+		if (ret)
+			goto free_usage;
+		ret = ovpn_aead_key_init(&ks->decrypt, kc->cipher_alg,
+					 &kc->decrypt);
+		if (ret)
+			goto free_encrypt;
+	}
 
 	/* Last: from here on the slot dies only through its reference. */
 	ret = percpu_ref_init(&ks->ref, ovpn_crypto_key_slot_release, 0,
@@ -107,6 +124,8 @@ ovpn_crypto_key_slot_new(const struct ovpn_key_config *kc)
 	return ks;
 
 free_decrypt:
+	/* Nothing queued work yet: the slot was never published. */
+	ovpn_epoch_keys_free(ks->epochs);
 	ovpn_aead_key_destroy(&ks->decrypt);
 free_encrypt:
 	ovpn_aead_key_destroy(&ks->encrypt);

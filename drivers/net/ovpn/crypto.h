@@ -33,6 +33,7 @@
 #include <uapi/linux/ovpn.h>
 
 #include "aead.h"
+#include "crypto_epoch.h"
 #include "pktid.h"
 #include "usage.h"
 
@@ -42,6 +43,8 @@
  * @key_id: key id carried by the packets this key protects (0-7)
  * @encrypt: material for packets to the peer
  * @decrypt: material for packets from the peer
+ *
+ * Epoch secrets in both directions select the epoch data format.
  */
 struct ovpn_key_config {
 	enum ovpn_cipher_alg cipher_alg;
@@ -54,8 +57,10 @@ struct ovpn_key_config {
  * struct ovpn_crypto_key_slot - a key and everything that dies with it
  * @key_id: key id of the packets it protects
  * @cipher_alg: AEAD algorithm
- * @encrypt: the key for packets to the peer
- * @decrypt: the key for packets from the peer
+ * @encrypt: the key for packets to the peer (DATA_V2)
+ * @decrypt: the key for packets from the peer (DATA_V2)
+ * @epochs: the keys of the epoch data format, NULL for DATA_V2; its
+ *	    sending and receiving packet ids too, and its sending usage
  * @ref: borrowers on the data path; see the lifetime rules above
  * @release_entry: link in the batch of released slots to free
  * @pid_xmit: sender packet ids (written by every sending CPU)
@@ -75,6 +80,7 @@ struct ovpn_crypto_key_slot {
 	enum ovpn_cipher_alg cipher_alg;
 	struct ovpn_aead_key encrypt;
 	struct ovpn_aead_key decrypt;
+	struct ovpn_epoch_keys *epochs;
 	struct percpu_ref ref;
 	struct llist_node release_entry;
 

@@ -7,9 +7,10 @@
  * -> (AEAD) -> ovpn_decrypt_post() -> ovpn_deliver().
  *
  * References: each packet in flight holds one peer reference and one key
- * slot reference, recorded in its control block; the post functions put
- * the key slot first and the peer last, because the peer's release may
- * free the crypto state the key slot hangs off.
+ * slot reference, and in the epoch data format one epoch key reference,
+ * recorded in its control block; the post functions put the epoch key
+ * first, the key slot next and the peer last, because each one's release
+ * may free what the one before hangs off.
  */
 
 #include <linux/netdevice.h>
@@ -21,6 +22,7 @@
 
 #include "aead.h"
 #include "crypto.h"
+#include "crypto_epoch.h"
 #include "io.h"
 #include "mss.h"
 #include "netlink.h"
@@ -63,15 +65,59 @@ static bool ovpn_is_keepalive(struct sk_buff *skb)
 }
 
 /*
- * Put what a packet in flight held: key slot first, peer last.  The
- * callers read both out of the control block beforehand, as the skb may
+ * Put what a packet in flight held: epoch key first, peer last.  The
+ * callers read them out of the control block beforehand, as the skb may
  * be freed, or owned by the stack, by the time they are put.
  */
 static void ovpn_post_put(struct ovpn_peer *peer,
-			  struct ovpn_crypto_key_slot *ks)
+			  struct ovpn_crypto_key_slot *ks,
+			  struct ovpn_epoch_key *ek)
 {
+	ovpn_epoch_key_put(ek);
 	ovpn_crypto_key_slot_put(ks);
 	ovpn_peer_put(peer);
+}
+
+/*
+ * The replay check of an authentic packet, and its usage account; in the
+ * epoch format the tag is trimmed off its end too.  Returns 0 or the
+ * error that drops it.
+ */
+static int ovpn_decrypt_accept(struct ovpn_peer *peer, struct sk_buff *skb)
+{
+	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+	struct ovpn_crypto_key_slot *ks = cb->ks;
+	u64 pktid;
+	int ret;
+
+	if (cb->ek) {
+		pktid = get_unaligned_be64(skb->data + OVPN_OPCODE_SIZE);
+		ret = pskb_trim(skb, skb->len - OVPN_AUTH_TAG_SIZE);
+		if (likely(!ret))
+			ret = ovpn_epoch_rx_accept(ks->epochs, cb->ek,
+						   ovpn_epoch_counter(pktid));
+	} else {
+		pktid = get_unaligned_be32(skb->data + OVPN_OPCODE_SIZE);
+		ret = ovpn_pktid_recv(&ks->pid_recv, pktid);
+	}
+	if (unlikely(ret)) {
+		net_dbg_ratelimited("%s: peer %u: packet id %#llx refused\n",
+				    netdev_name(peer->ovpn->dev), peer->id,
+				    pktid);
+		return ret;
+	}
+	/*
+	 * Once this key's usage nears the limit, ask for a new key even
+	 * though only the sender can be refused: the other end may not
+	 * count (openvpn checks both directions for the same reason).  An
+	 * epoch key is the sender's to replace.
+	 */
+	if (!cb->ek &&
+	    unlikely(ovpn_usage_add(&ks->usage_recv,
+				    skb->len - cb->payload_offset,
+				    pktid) == OVPN_USAGE_RENEG))
+		ovpn_nl_key_swap_notify(peer, ks->key_id);
+	return 0;
 }
 
 /*
@@ -130,9 +176,9 @@ void ovpn_decrypt_post(struct sk_buff *skb, int ret)
 {
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct ovpn_crypto_key_slot *ks = cb->ks;
+	struct ovpn_epoch_key *ek = cb->ek;
 	struct ovpn_peer *peer = cb->peer;
 	__be16 proto;
-	u32 pktid;
 
 	ovpn_aead_request_free(skb);
 
@@ -151,22 +197,8 @@ void ovpn_decrypt_post(struct sk_buff *skb, int ret)
 	}
 
 	/* Authentic: only now may it move the replay window. */
-	pktid = get_unaligned_be32(skb->data + OVPN_OPCODE_SIZE);
-	if (unlikely(ovpn_pktid_recv(&ks->pid_recv, pktid))) {
-		net_dbg_ratelimited("%s: peer %u: packet id %u refused\n",
-				    netdev_name(peer->ovpn->dev), peer->id,
-				    pktid);
+	if (unlikely(ovpn_decrypt_accept(peer, skb)))
 		goto drop;
-	}
-	/*
-	 * Once this key's usage nears the limit, ask for a new key even
-	 * though only the sender can be refused: the other end may not
-	 * count (openvpn checks both directions for the same reason).
-	 */
-	if (unlikely(ovpn_usage_add(&ks->usage_recv,
-				    skb->len - cb->payload_offset,
-				    pktid) == OVPN_USAGE_RENEG))
-		ovpn_nl_key_swap_notify(peer, ks->key_id);
 
 	ovpn_peer_mark_recv(peer);
 	if (rcu_access_pointer(peer->bind))
@@ -177,7 +209,7 @@ void ovpn_decrypt_post(struct sk_buff *skb, int ret)
 	if (unlikely(!proto)) {
 		if (ovpn_is_keepalive(skb)) {
 			consume_skb(skb);
-			ovpn_post_put(peer, ks);
+			ovpn_post_put(peer, ks, ek);
 			return;
 		}
 		goto drop;
@@ -200,6 +232,7 @@ void ovpn_decrypt_post(struct sk_buff *skb, int ret)
 	if (unlikely(!ovpn_mss_clamp(peer, skb)))
 		goto drop;
 
+	ovpn_epoch_key_put(ek);
 	ovpn_crypto_key_slot_put(ks);
 	/* The skb, control block included, is the stack's from here on. */
 	ovpn_deliver(peer, skb);
@@ -209,7 +242,7 @@ void ovpn_decrypt_post(struct sk_buff *skb, int ret)
 drop:
 	dev_dstats_rx_dropped(peer->ovpn->dev);
 	kfree_skb(skb);
-	ovpn_post_put(peer, ks);
+	ovpn_post_put(peer, ks, ek);
 }
 
 /*
@@ -227,6 +260,16 @@ static void ovpn_decrypt_done(void *data, int ret)
 	local_bh_enable();
 }
 
+/* Decrypt with the key the control block holds, of either format. */
+static int ovpn_decrypt_cb(struct sk_buff *skb, crypto_completion_t done)
+{
+	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+
+	if (cb->ek)
+		return ovpn_aead_decrypt_epoch(&cb->ek->aead, done, skb);
+	return ovpn_aead_decrypt(&cb->ks->decrypt, done, skb);
+}
+
 /**
  * ovpn_decrypt_run - decrypt a packet of the parallel path
  * @skb: the packet, taken from its device's crypt ring
@@ -237,12 +280,33 @@ static void ovpn_decrypt_done(void *data, int ret)
  */
 void ovpn_decrypt_run(struct sk_buff *skb)
 {
-	struct ovpn_crypto_key_slot *ks = ovpn_skb_cb(skb)->ks;
 	int ret;
 
-	ret = ovpn_aead_decrypt(&ks->decrypt, ovpn_crypt_done, skb);
+	ret = ovpn_decrypt_cb(skb, ovpn_crypt_done);
 	if (ret != -EINPROGRESS)
 		ovpn_crypt_done(skb, ret);
+}
+
+/*
+ * The epoch key a packet to decrypt claims, into its control block (which
+ * has its key slot).  Returns 0, or the error that drops the packet.
+ */
+static int ovpn_recv_epoch_key(struct ovpn_peer *peer, struct sk_buff *skb)
+{
+	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+	u16 epoch;
+
+	if (unlikely(!pskb_may_pull(skb, OVPN_EPOCH_HEAD_SIZE)))
+		return -EINVAL;
+	epoch = get_unaligned_be16(skb->data + OVPN_OPCODE_SIZE);
+	cb->ek = ovpn_epoch_rx_get(cb->ks->epochs, epoch);
+	if (unlikely(!cb->ek)) {
+		net_dbg_ratelimited("%s: peer %u: no key for epoch %u\n",
+				    netdev_name(peer->ovpn->dev), peer->id,
+				    epoch);
+		return -ENOKEY;
+	}
+	return 0;
 }
 
 /**
@@ -283,6 +347,13 @@ void ovpn_recv(struct ovpn_peer *peer, struct sk_buff *skb)
 		ovpn_decrypt_post(skb, -EKEYREJECTED);
 		return;
 	}
+	if (ks->epochs) {
+		ret = ovpn_recv_epoch_key(peer, skb);
+		if (unlikely(ret)) {
+			ovpn_decrypt_post(skb, ret);
+			return;
+		}
+	}
 	if (ovpn_queue_wanted(peer, false)) {
 		/*
 		 * Decrypted on any CPU, then replay-checked in order, after
@@ -298,7 +369,7 @@ void ovpn_recv(struct ovpn_peer *peer, struct sk_buff *skb)
 			ovpn_decrypt_post(skb, -ENOBUFS);
 		return;
 	}
-	ret = ovpn_aead_decrypt(&ks->decrypt, ovpn_decrypt_done, skb);
+	ret = ovpn_decrypt_cb(skb, ovpn_decrypt_done);
 	/*
 	 * Only -EINPROGRESS means the callback will run: requests are made
 	 * without CRYPTO_TFM_REQ_MAY_BACKLOG, so -EBUSY is a refusal, and
@@ -323,6 +394,7 @@ void ovpn_encrypt_post(struct sk_buff *skb, int ret)
 {
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct ovpn_crypto_key_slot *ks = cb->ks;
+	struct ovpn_epoch_key *ek = cb->ek;
 	struct ovpn_peer *peer = cb->peer;
 
 	ovpn_aead_request_free(skb);
@@ -338,13 +410,14 @@ void ovpn_encrypt_post(struct sk_buff *skb, int ret)
 	if (unlikely(ret)) {
 		dev_dstats_tx_dropped(peer->ovpn->dev);
 		kfree_skb(skb);
-		ovpn_post_put(peer, ks);
+		ovpn_post_put(peer, ks, ek);
 		return;
 	}
 
 	ovpn_stats_add(&peer->stats, link, tx, skb->len);
 	ovpn_peer_mark_sent(peer);
 	/* The transport owns the control block from here on. */
+	ovpn_epoch_key_put(ek);
 	ovpn_crypto_key_slot_put(ks);
 	if (ovpn_socket_is_tcp(peer->sock))
 		ovpn_tcp_send_skb(peer, skb);
@@ -372,6 +445,19 @@ static __be32 ovpn_data_opcode(struct ovpn_peer *peer,
 				   READ_ONCE(peer->tx_id));
 }
 
+/* Encrypt with the key and packet id the control block holds. */
+static int ovpn_encrypt_cb(struct sk_buff *skb, crypto_completion_t done)
+{
+	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+	__be32 opcode = ovpn_data_opcode(cb->peer, cb->ks);
+
+	if (cb->ek)
+		return ovpn_aead_encrypt_epoch(&cb->ek->aead, opcode,
+					       cb->pktid, done, skb);
+	return ovpn_aead_encrypt(&cb->ks->encrypt, opcode, cb->pktid, done,
+				 skb);
+}
+
 /**
  * ovpn_encrypt_run - encrypt a packet of the parallel path
  * @skb: the packet, taken from its device's crypt ring, with its packet
@@ -383,12 +469,9 @@ static __be32 ovpn_data_opcode(struct ovpn_peer *peer,
  */
 void ovpn_encrypt_run(struct sk_buff *skb)
 {
-	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	int ret;
 
-	ret = ovpn_aead_encrypt(&cb->ks->encrypt,
-				ovpn_data_opcode(cb->peer, cb->ks), cb->pktid,
-				ovpn_crypt_done, skb);
+	ret = ovpn_encrypt_cb(skb, ovpn_crypt_done);
 	if (ret != -EINPROGRESS)
 		ovpn_crypt_done(skb, ret);
 }
@@ -418,12 +501,43 @@ static int ovpn_xmit_usage(struct ovpn_peer *peer,
 	}
 }
 
+/*
+ * The packet id of a packet about to be encrypted with @ks, and in the
+ * epoch format the epoch key, into the control block.  -ERANGE: the key
+ * is used up (ovpn_encrypt_post()).
+ */
+static int ovpn_xmit_pktid(struct ovpn_peer *peer,
+			   struct ovpn_crypto_key_slot *ks, struct sk_buff *skb)
+{
+	struct ovpn_cb *cb = ovpn_skb_cb(skb);
+	struct ovpn_epoch_key *ek;
+	u32 pktid;
+	int ret;
+
+	if (ks->epochs) {
+		ek = ovpn_epoch_tx_get(ks->epochs,
+				       skb->len + OVPN_EPOCH_HEAD_SIZE,
+				       &cb->pktid);
+		if (IS_ERR(ek))
+			return PTR_ERR(ek);
+		cb->ek = ek;
+		if (ovpn_epoch_tx_wants_reneg(ks->epochs, ek))
+			ovpn_nl_key_swap_notify(peer, ks->key_id);
+		return 0;
+	}
+	ret = ovpn_pktid_xmit_next(&ks->pid_xmit, &pktid);
+	if (likely(!ret)) {
+		cb->pktid = pktid;
+		ret = ovpn_xmit_usage(peer, ks, skb->len, pktid);
+	}
+	return ret;
+}
+
 /* Encrypt one packet for @peer; takes its own peer reference. */
 static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
 {
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct ovpn_crypto_key_slot *ks;
-	u32 pktid;
 	int ret;
 
 	/* Encryption makes the payload opaque: no checksum offload. */
@@ -441,21 +555,15 @@ static void ovpn_encrypt_one(struct ovpn_peer *peer, struct sk_buff *skb)
 	ovpn_peer_hold(peer);
 	cb->peer = peer;
 	cb->ks = ks;
-	/* -ERANGE: the key is used up (ovpn_encrypt_post()). */
-	ret = ovpn_pktid_xmit_next(&ks->pid_xmit, &pktid);
-	if (likely(!ret))
-		ret = ovpn_xmit_usage(peer, ks, skb->len, pktid);
+	ret = ovpn_xmit_pktid(peer, ks, skb);
 	if (likely(!ret)) {
 		if (ovpn_queue_wanted(peer, true)) {
 			/* Encrypted on any CPU, then sent in order. */
-			cb->pktid = pktid;
 			ret = ovpn_queue_packet(peer, skb, true);
 			if (likely(!ret))
 				return;
 		} else {
-			ret = ovpn_aead_encrypt(&ks->encrypt,
-						ovpn_data_opcode(peer, ks),
-						pktid, ovpn_encrypt_done, skb);
+			ret = ovpn_encrypt_cb(skb, ovpn_encrypt_done);
 		}
 	}
 	/* As on RX: -EBUSY without a backlog is a refusal. */

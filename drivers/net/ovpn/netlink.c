@@ -907,15 +907,23 @@ static int ovpn_nl_key_dir(struct genl_info *info, struct nlattr *nest,
 	if (ret)
 		return ret;
 	if (NL_REQ_ATTR_CHECK(info->extack, nest, attrs,
-			      OVPN_A_KEYDIR_CIPHER_KEY) ||
-	    NL_REQ_ATTR_CHECK(info->extack, nest, attrs,
-			      OVPN_A_KEYDIR_NONCE_TAIL)) {
-		NL_SET_ERR_MSG_MOD(info->extack,
-				   "a key direction needs a key and a nonce tail");
+			      OVPN_A_KEYDIR_CIPHER_KEY)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "a key direction needs a key");
 		return -EINVAL;
 	}
 	dir->cipher_key = nla_data(attrs[OVPN_A_KEYDIR_CIPHER_KEY]);
 	dir->cipher_key_size = nla_len(attrs[OVPN_A_KEYDIR_CIPHER_KEY]);
+	/* The epoch format derives its IVs: no nonce tail then. */
+	if (attrs[OVPN_A_KEYDIR_EPOCH_SECRET]) {
+		dir->epoch_secret = nla_data(attrs[OVPN_A_KEYDIR_EPOCH_SECRET]);
+		return 0;
+	}
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, attrs,
+			      OVPN_A_KEYDIR_NONCE_TAIL)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "a key direction needs a nonce tail or an epoch secret");
+		return -EINVAL;
+	}
 	dir->nonce_tail = nla_data(attrs[OVPN_A_KEYDIR_NONCE_TAIL]);
 	return 0;
 }
@@ -965,6 +973,23 @@ int ovpn_nl_key_new_doit(struct sk_buff *skb, struct genl_info *info)
 			      &kc.decrypt);
 	if (ret)
 		goto out;
+	/* One key, one format: both directions are epoch chains, or none. */
+	if (!kc.encrypt.epoch_secret != !kc.decrypt.epoch_secret) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    attrs[kc.encrypt.epoch_secret ?
+					  OVPN_A_KEYCONF_DECRYPT_DIR :
+					  OVPN_A_KEYCONF_ENCRYPT_DIR],
+				    "an epoch secret is needed in both key directions");
+		ret = -EINVAL;
+		goto out;
+	}
+	if (kc.encrypt.epoch_secret &&
+	    kc.encrypt.cipher_key_size != kc.decrypt.cipher_key_size) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "both key directions must have the same key size");
+		ret = -EINVAL;
+		goto out;
+	}
 
 	ret = ovpn_crypto_key_install(&peer->crypto,
 				      nla_get_u32(attrs[OVPN_A_KEYCONF_SLOT]),

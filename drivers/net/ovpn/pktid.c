@@ -8,6 +8,7 @@
  */
 
 #include <linux/jiffies.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/limits.h>
 #include <linux/string.h>
@@ -64,9 +65,22 @@ void ovpn_pktid_recv_init(struct ovpn_pktid_recv *pr)
 	pr->expire = jiffies + OVPN_PKTID_BACKTRACK_EXPIRE * HZ;
 }
 
-static unsigned long *ovpn_pktid_word(struct ovpn_pktid_recv *pr, u32 id)
+/*
+ * The bitmap word of @id.  Ids are 64-bit (the epoch format's counters
+ * are 48-bit); div_u64_rem() keeps 32-bit builds from a libgcc call, and
+ * on 64-bit it is the plain modulo by a constant.
+ */
+static u32 ovpn_pktid_word_idx(u64 word)
 {
-	return &pr->history[(id / BITS_PER_LONG) % OVPN_PKTID_WORDS];
+	u32 idx;
+
+	div_u64_rem(word, OVPN_PKTID_WORDS, &idx);
+	return idx;
+}
+
+static unsigned long *ovpn_pktid_word(struct ovpn_pktid_recv *pr, u64 id)
+{
+	return &pr->history[ovpn_pktid_word_idx(id / BITS_PER_LONG)];
 }
 
 /*
@@ -75,15 +89,14 @@ static unsigned long *ovpn_pktid_word(struct ovpn_pktid_recv *pr, u32 id)
  * which was accepted yet, so they start empty.  Thanks to the spare word
  * none of them is the slot of an id still inside the new window.
  */
-static void ovpn_pktid_slide(struct ovpn_pktid_recv *pr, u32 id)
+static void ovpn_pktid_slide(struct ovpn_pktid_recv *pr, u64 id)
 {
-	u32 cur = pr->top / BITS_PER_LONG;
-	u32 n = id / BITS_PER_LONG - cur;
-	u32 i;
+	u64 cur = pr->top / BITS_PER_LONG;
+	u32 n, i;
 
-	n = min_t(u32, n, OVPN_PKTID_WORDS);
+	n = min_t(u64, id / BITS_PER_LONG - cur, OVPN_PKTID_WORDS);
 	for (i = 1; i <= n; i++)
-		pr->history[(cur + i) % OVPN_PKTID_WORDS] = 0;
+		pr->history[ovpn_pktid_word_idx(cur + i)] = 0;
 
 	pr->top = id;
 }
@@ -91,7 +104,8 @@ static void ovpn_pktid_slide(struct ovpn_pktid_recv *pr, u32 id)
 /**
  * ovpn_pktid_recv - check a received packet id against the replay window
  * @pr: the receiver state of the key slot that decrypted the packet
- * @id: the packet id from the packet's header
+ * @id: the packet id from the packet's header (DATA_V2's 32 bits), or the
+ *	counter from it (the epoch format's 48)
  *
  * Only to be called once the packet authenticated: a forged id must not
  * move the window.  Ids above the highest accepted one slide the window;
@@ -109,7 +123,7 @@ static void ovpn_pktid_slide(struct ovpn_pktid_recv *pr, u32 id)
  * Return: 0 if the id was accepted and recorded, -EINVAL for id 0,
  * -EEXIST for a replay, -ERANGE for an id that is too old.
  */
-int ovpn_pktid_recv(struct ovpn_pktid_recv *pr, u32 id)
+int ovpn_pktid_recv(struct ovpn_pktid_recv *pr, u64 id)
 {
 	unsigned long now = jiffies;
 	int ret = 0;

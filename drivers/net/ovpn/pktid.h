@@ -7,6 +7,10 @@
  * receiver rejects ids it has already accepted or that fell too far
  * behind, after the packet authenticated (a forged packet never moves the
  * window).  Both states live in a key slot and die with it.
+ *
+ * In the epoch data format (crypto_epoch.h) the sender's counter is the
+ * epoch key's own and the receiver keeps one window per epoch key, over
+ * the 48-bit per-epoch counters: the window takes 64-bit ids.
  */
 
 #ifndef _NET_OVPN_PKTID_H_
@@ -53,14 +57,14 @@ struct ovpn_pktid_xmit {
 struct ovpn_pktid_recv {
 	spinlock_t lock; /* protects all the fields below */
 	unsigned long history[OVPN_PKTID_WORDS];
-	u32 top;
-	u32 floor;
+	u64 top;
+	u64 floor;
 	unsigned long expire;
 };
 
 void ovpn_pktid_xmit_init(struct ovpn_pktid_xmit *pid);
 int __must_check ovpn_pktid_xmit_next(struct ovpn_pktid_xmit *pid, u32 *id);
 void ovpn_pktid_recv_init(struct ovpn_pktid_recv *pr);
-int __must_check ovpn_pktid_recv(struct ovpn_pktid_recv *pr, u32 id);
+int __must_check ovpn_pktid_recv(struct ovpn_pktid_recv *pr, u64 id);
 
 #endif /* _NET_OVPN_PKTID_H_ */

@@ -10,6 +10,8 @@
 
 #include <kunit/test.h>
 
+#include "epoch.h"
+
 /* A sender whose counter was left at @last, as if @last ids were used. */
 static void ovpn_test_xmit_at(struct ovpn_pktid_xmit *pid, s64 last)
 {
@@ -168,6 +170,33 @@ static void ovpn_pktid_recv_backtrack_expires(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ovpn_pktid_recv(&pr, 100), -ERANGE);
 }
 
+/*
+ * The epoch format's counters go past 32 bits: the window slides across
+ * 2^32 and stays exact up to the last 48-bit counter.
+ */
+static void ovpn_pktid_recv_wide_ids(struct kunit *test)
+{
+	const u64 last = OVPN_EPOCH_COUNTER_MAX;
+	struct ovpn_pktid_recv pr;
+	u64 id;
+
+	ovpn_pktid_recv_init(&pr);
+	for (id = U32_MAX - 100; id <= (u64)U32_MAX + 100; id++)
+		KUNIT_ASSERT_EQ(test, ovpn_pktid_recv(&pr, id), 0);
+	KUNIT_EXPECT_EQ(test, ovpn_pktid_recv(&pr, U32_MAX), -EEXIST);
+	KUNIT_EXPECT_EQ(test, ovpn_pktid_recv(&pr, (u64)U32_MAX + 100),
+			-EEXIST);
+
+	KUNIT_ASSERT_EQ(test, ovpn_pktid_recv(&pr, last), 0);
+	KUNIT_EXPECT_EQ(test, pr.top, last);
+	KUNIT_EXPECT_EQ(test, ovpn_pktid_recv(&pr, last), -EEXIST);
+	KUNIT_EXPECT_EQ(test, ovpn_pktid_recv(&pr, last - 1), 0);
+	KUNIT_EXPECT_EQ(test, ovpn_pktid_recv(&pr, last - OVPN_PKTID_WINDOW),
+			-ERANGE);
+	/* An id in the window, never seen, is still taken. */
+	KUNIT_EXPECT_EQ(test, ovpn_pktid_recv(&pr, last - 2), 0);
+}
+
 static struct kunit_case ovpn_pktid_cases[] = {
 	KUNIT_CASE(ovpn_pktid_xmit_counts_from_one),
 	KUNIT_CASE(ovpn_pktid_xmit_runs_out),
@@ -179,6 +208,7 @@ static struct kunit_case ovpn_pktid_cases[] = {
 	KUNIT_CASE(ovpn_pktid_recv_jump),
 	KUNIT_CASE(ovpn_pktid_recv_slide_keeps_window),
 	KUNIT_CASE(ovpn_pktid_recv_backtrack_expires),
+	KUNIT_CASE(ovpn_pktid_recv_wide_ids),
 	{}
 };
 

@@ -15,20 +15,25 @@
 
 struct aead_request;
 struct ovpn_crypto_key_slot;
+struct ovpn_epoch_key;
 struct ovpn_peer;
 
 /**
  * struct ovpn_cb - ovpn's use of skb->cb
  * @peer: the peer, with one reference held by this packet
  * @ks: the key slot, with one reference held by this packet
+ * @ek: the epoch key of @ks it is encrypted or decrypted with, with one
+ *	reference held by this packet, put before @ks's; NULL for DATA_V2
  * @crypto_tmp: where the AEAD request, IV and scatterlist are: a CPU's
  *		buffer (a struct ovpn_aead_scratch, owned by this packet
  *		until the post-crypto step gives it back) if
  *		@crypto_tmp_percpu, else the packet's own allocation, freed
  *		by the post-crypto step; see ovpn_aead_request_free()
+ * @pktid: the packet id a queued packet is to be encrypted with (in the
+ *	   epoch format, its counter in @ek's epoch)
  * @payload_offset: offset of the ciphertext in the packet
- * @pktid: the packet id a queued packet is to be encrypted with
- * @crypt_ret: the AEAD's result, for a packet on the parallel path
+ * @crypt_ret: the AEAD's result, for a packet on the parallel path (an
+ *	       errno fits)
  * @crypto_tmp_percpu: @crypto_tmp is a CPU's buffer
  * @crypt_encrypt: the packet is on the parallel path's TX side (else RX)
  * @crypt_done: the packet on the parallel path is through the AEAD;
@@ -38,10 +43,11 @@ struct ovpn_peer;
 struct ovpn_cb {
 	struct ovpn_peer *peer;
 	struct ovpn_crypto_key_slot *ks;
+	struct ovpn_epoch_key *ek;
 	void *crypto_tmp;
-	unsigned int payload_offset;
-	u32 pktid;
-	int crypt_ret;
+	u64 pktid;
+	u16 payload_offset;
+	s16 crypt_ret;
 	bool crypto_tmp_percpu;
 	bool crypt_encrypt;
 	bool crypt_done;

@@ -84,7 +84,7 @@ void ovpn_usage_destroy(struct ovpn_usage *usage)
  * Context: any; takes the counter's raw spinlock.
  * Return: the verdict; see enum ovpn_usage_verdict.
  */
-enum ovpn_usage_verdict ovpn_usage_slow(struct ovpn_usage *usage, u32 pktid)
+enum ovpn_usage_verdict ovpn_usage_slow(struct ovpn_usage *usage, u64 pktid)
 {
 	u64 used = percpu_counter_sum_positive(&usage->blocks) + pktid;
 	bool enforce = test_bit(OVPN_USAGE_ENFORCE, &usage->flags);

@@ -95,7 +95,7 @@ int __must_check ovpn_usage_init(struct ovpn_usage *usage,
 				 enum ovpn_cipher_alg alg, bool enforce);
 void ovpn_usage_destroy(struct ovpn_usage *usage);
 enum ovpn_usage_verdict ovpn_usage_slow(struct ovpn_usage *usage,
-					u32 pktid);
+					u64 pktid);
 
 /**
  * ovpn_usage_add - account for one packet under a key
@@ -107,7 +107,7 @@ enum ovpn_usage_verdict ovpn_usage_slow(struct ovpn_usage *usage,
  * Return: the verdict; see enum ovpn_usage_verdict.
  */
 static inline enum ovpn_usage_verdict
-ovpn_usage_add(struct ovpn_usage *usage, unsigned int len, u32 pktid)
+ovpn_usage_add(struct ovpn_usage *usage, unsigned int len, u64 pktid)
 {
 	if (!test_bit(OVPN_USAGE_COUNTING, &usage->flags))
 		return OVPN_USAGE_OK;

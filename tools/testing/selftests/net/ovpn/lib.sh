@@ -437,6 +437,40 @@ ipv4_tunnel_up()
 	in_cli ping -q -c 2 -i 0.2 -W 2 "$2"
 }
 
+# udp_p2p NS_A IFA VPN_A ADDR_A PORT_A NS_B IFB VPN_B ADDR_B PORT_B: a P2P
+# tunnel over UDP between two namespaces whose transport addresses already
+# reach each other: IFA knows the other end as peer 2 and sends to it with
+# peer id 1, IFB the other way round; both up with their VPN address, no
+# key yet.  The ovpn-cli holding each socket stays in the background.
+udp_p2p()
+{
+	ip netns exec "$1" "$OVPN_CLI" new_iface "$2" &&
+		ip netns exec "$6" "$OVPN_CLI" new_iface "$7" || return
+	start_ready "$TMPDIR/$2.log" ip netns exec "$1" "$OVPN_CLI" new_peer \
+		"$2" 2 "$5" "$9" "${10}" tx_id 1 stay || return
+	start_ready "$TMPDIR/$7.log" ip netns exec "$6" "$OVPN_CLI" new_peer \
+		"$7" 1 "${10}" "$4" "$5" tx_id 2 stay || return
+	link_up "$1" "$2" "$3"
+	link_up "$6" "$7" "$8"
+}
+
+# tcp_p2p NS_A IFA VPN_A ADDR_A NS_B IFB VPN_B ADDR_B PORT: udp_p2p over
+# TCP: IFB listens on PORT for a connection from ADDR_A, its peer 1; IFA
+# connects to ADDR_B as its peer 2.
+tcp_p2p()
+{
+	echo "1 $4 - -" >"$TMPDIR/$6.peers"
+	ip netns exec "$1" "$OVPN_CLI" new_iface "$2" &&
+		ip netns exec "$5" "$OVPN_CLI" new_iface "$6" || return
+	start_ready "$TMPDIR/$6.log" ip netns exec "$5" "$OVPN_CLI" \
+		tcp_listen "$6" "$9" "$TMPDIR/$6.peers" stay || return
+	start_ready "$TMPDIR/$2.log" ip netns exec "$1" "$OVPN_CLI" \
+		new_tcp_peer "$2" 2 "$8" "$9" tx_id 1 stay || return
+	log_wait "$TMPDIR/$6.log" '^PEER 1$' || return
+	link_up "$1" "$2" "$3"
+	link_up "$5" "$6" "$7"
+}
+
 # veth_pair NS1 IFNAME1 ADDR1 NS2 IFNAME2 ADDR2: a veth between two
 # namespaces, up, each end with its address.
 veth_pair()

@@ -21,7 +21,10 @@
  * A cipher takes the first 16, 24 or 32 bytes of each key.  Key direction 0
  * encrypts with key A and tail A and decrypts with key B and tail B;
  * direction 1 is the other way round, so two ends given the same file and
- * opposite directions understand each other.
+ * opposite directions understand each other.  In the epoch data format
+ * (new_key's "epoch") each direction's whole 32-byte key is its first
+ * epoch secret, as openvpn takes it from its key material, the cipher key
+ * sent only gives the key size, and the nonce tails are not sent.
  *
  * Peers file of new_multi_peer: one peer a line,
  *
@@ -329,6 +332,14 @@ struct cli_peer {
 	struct cli_opts o;
 };
 
+/* new_key's data formats: which key directions carry an epoch secret */
+enum { CLI_EPOCH_NONE, CLI_EPOCH_BOTH, CLI_EPOCH_ENCRYPT_ONLY };
+static const char *const cli_formats[] = {
+	[CLI_EPOCH_NONE] = "v2",
+	[CLI_EPOCH_BOTH] = "epoch",
+	[CLI_EPOCH_ENCRYPT_ONLY] = "epoch-encrypt-only",
+};
+
 /**
  * struct cli_key - the key slot of a KEY_* request
  * @peer_id: id of the peer
@@ -337,6 +348,7 @@ struct cli_peer {
  * @cipher: index in cli_ciphers; -1 to send no key id, cipher or material
  * @key_id: key id
  * @dir: 0 encrypts with key A and decrypts with key B, 1 the other way
+ * @epoch: CLI_EPOCH_*: which directions get an epoch secret
  * @key: keys A and B
  * @tail: nonce tails A and B
  */
@@ -347,6 +359,7 @@ struct cli_key {
 	int cipher;
 	unsigned long key_id;
 	unsigned long dir;
+	unsigned long epoch;
 	unsigned char key[2][CLI_KEY_FILE_LEN];
 	unsigned char tail[2][OVPN_NONCE_TAIL_SIZE];
 };
@@ -2636,10 +2649,17 @@ static int cli_put_keydir(struct nl_msg *msg, int type,
 			  const struct cli_key *k, int which)
 {
 	struct nlattr *dir = cli_nest_start(msg, type);
+	bool epoch = k->epoch == CLI_EPOCH_BOTH ||
+		     (k->epoch == CLI_EPOCH_ENCRYPT_ONLY &&
+		      type == OVPN_A_KEYCONF_ENCRYPT_DIR);
 
 	if (!dir ||
 	    nla_put(msg, OVPN_A_KEYDIR_CIPHER_KEY,
-		    cli_ciphers[k->cipher].key_len, k->key[which]) < 0 ||
+		    cli_ciphers[k->cipher].key_len, k->key[which]) < 0)
+		return -1;
+	if (epoch ?
+	    nla_put(msg, OVPN_A_KEYDIR_EPOCH_SECRET, CLI_KEY_FILE_LEN,
+		    k->key[which]) < 0 :
 	    nla_put(msg, OVPN_A_KEYDIR_NONCE_TAIL, OVPN_NONCE_TAIL_SIZE,
 		    k->tail[which]) < 0)
 		return -1;
@@ -2713,6 +2733,12 @@ static int cli_new_key(const struct cli_cmd *cmd, int argc, char **argv)
 	    arg_uint("key id", argv[4], UINT32_MAX, &k.key_id) ||
 	    arg_uint("key direction", argv[6], 1, &k.dir))
 		return cmd_usage(cmd);
+	if (argc > 8 &&
+	    parse_name(argv[8], cli_formats, ARRAY_SIZE(cli_formats), 0,
+		       &k.epoch)) {
+		fprintf(stderr, "%s: bad format '%s'\n", CLI_NAME, argv[8]);
+		return cmd_usage(cmd);
+	}
 
 	for (k.cipher = 0; k.cipher < (int)ARRAY_SIZE(cli_ciphers); k.cipher++)
 		if (!strcmp(argv[5], cli_ciphers[k.cipher].name))
@@ -2948,11 +2974,12 @@ static const struct cli_cmd cli_cmds[] = {
 	CLI_CMD("del_peer", cli_peer_cmd, 2, 2, "<ifname> <peer_id>", NULL),
 	CLI_CMD("get_peer", cli_peer_cmd, 1, 2, "<ifname> [peer_id]",
 		"one \"peer key=value...\" line a peer; all without id"),
-	CLI_CMD("new_key", cli_new_key, 7, 7,
-		"<ifname> <peer_id> <slot> <key_id> <cipher> <dir> <file>",
+	CLI_CMD("new_key", cli_new_key, 7, 8,
+		"<ifname> <peer_id> <slot> <key_id> <cipher> <dir> <file> [format]",
 		"slot: primary or secondary; key_id: 0 to 7;\n"
 		"cipher: aes128, aes192, aes256, chachapoly or none;\n"
-		"dir: 0 or 1; file: see the source"),
+		"dir: 0 or 1; file: see the source;\n"
+		"format: v2 (the default), epoch or epoch-encrypt-only"),
 	CLI_CMD("get_key", cli_key_cmd, 3, 3,
 		"<ifname> <peer_id> <primary|secondary>", NULL),
 	CLI_CMD("swap_keys", cli_key_cmd, 2, 2, "<ifname> <peer_id>", NULL),

@@ -152,8 +152,22 @@ def expiry_notified(t):
     raise Fail('no peer-del-ntf within the keepalive timeout')
 
 
-TESTS = [spec_matches_kernel, peer_new, peer_dumped, key_read_back,
-         error_has_extack, expiry_notified]
+def epoch_format_discoverable(t):
+    """What a daemon asks before it offers openvpn's epoch data format:
+    whether KEY_NEW's key directions take a 32-byte epoch secret."""
+    policy = t.ynl.get_policy('key-new', 'do')
+    for keydir in ('encrypt-dir', 'decrypt-dir'):
+        secret = policy['keyconf'][keydir].get('epoch-secret')
+        if secret is None:
+            raise Fail(f'{keydir}: no epoch-secret in the policy')
+        print(f'# {keydir}: epoch-secret {secret.type}, '
+              f'{secret.min_length} to {secret.max_length} bytes')
+        expect_eq(f'{keydir}: epoch-secret length', (32, 32),
+                  (secret.min_length, secret.max_length))
+
+
+TESTS = [spec_matches_kernel, epoch_format_discoverable, peer_new,
+         peer_dumped, key_read_back, error_has_extack, expiry_notified]
 
 
 ktap_run(TESTS, Tunnel, NS)

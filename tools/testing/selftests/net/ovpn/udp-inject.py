@@ -8,6 +8,10 @@
 #   udp-inject.py ADDR PORT COUNT data PEER KEY PKTID LEN
 #                    a DATA_V2 header (peer id, key id, packet id), a
 #                    garbage tag and LEN bytes of garbage ciphertext
+#   udp-inject.py ADDR PORT COUNT epoch PEER KEY EPOCH COUNTER LEN
+#                    the epoch data format's header (peer id, key id,
+#                    epoch, counter), LEN bytes of garbage ciphertext and
+#                    a garbage tag
 #   udp-inject.py ADDR PORT COUNT pcap FILE        replay the UDP payload
 #                    of every packet of a pcap capture (Ethernet or raw IP)
 
@@ -21,7 +25,14 @@ def data_v2(peer, key, pktid, length):
     return struct.pack('>II', word, pktid) + b'\xa5' * 16 + b'\x5a' * length
 
 
-def pcap_payloads(path):
+def data_epoch(peer, key, epoch, counter, length):
+    word = (9 << 27) | (key << 24) | peer
+    return (struct.pack('>IQ', word, (epoch << 48) | counter) +
+            b'\x5a' * length + b'\xa5' * 16)
+
+
+def pcap_payloads(path, with_header=False):
+    """The UDP payloads of a capture, or whole datagrams if with_header."""
     with open(path, 'rb') as f:
         head = f.read(24)
         endian = '<' if head[:4] == b'\xd4\xc3\xb2\xa1' else '>'
@@ -37,7 +48,7 @@ def pcap_payloads(path):
                 ip = ip[(ip[0] & 0xf) * 4:]
             else:
                 ip = ip[40:]
-            yield ip[8:]
+            yield ip if with_header else ip[8:]
 
 
 def main(argv):
@@ -46,6 +57,8 @@ def main(argv):
         payloads = [bytes.fromhex(argv[5] if len(argv) > 5 else '')]
     elif kind == 'data':
         payloads = [data_v2(*(int(x, 0) for x in argv[5:9]))]
+    elif kind == 'epoch':
+        payloads = [data_epoch(*(int(x, 0) for x in argv[5:10]))]
     elif kind == 'pcap':
         payloads = list(pcap_payloads(argv[5]))
     else:
