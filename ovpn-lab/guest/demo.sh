@@ -23,7 +23,8 @@
 #
 # Usage: demo.sh [udp|tcp]
 #   OVPN_KO, OVPN_CLI: the module and ovpn-cli; OVPN_DEMO_SECS: how long
-#   each client sends (default 10).
+#   each client sends (default 10); OVPN_DEMO_EPOCH=1: OPENVPN is openvpn
+#   with our epoch patch, and every tunnel must run the epoch data format.
 
 source "$(dirname "$0")/../tests/openvpn-lib.sh"
 set -e
@@ -216,6 +217,9 @@ done
 ovpn_uses_dco server "$SRV" ovpn-srv || die "the server does not use DCO"
 for c in $CLIENTS; do
 	ovpn_uses_dco "$c" "$c" vpn0 || die "$c does not use DCO"
+	[ "${OVPN_DEMO_EPOCH:-0}" = 0 ] ||
+		log_has "$(ovpn_log "$c")" 'protocol-flags.* aead-epoch' ||
+		die "$c does not use epoch data keys"
 	in_ns "$c" ping -q -c 3 -i 0.2 -W 5 10.8.0.1 >/dev/null ||
 		die "$c cannot ping the server through the tunnel"
 done
@@ -247,7 +251,11 @@ done
 plot || die "gnuplot failed"
 
 {
-	echo "ovpn demo: openvpn $ovpn_version on our module, with DCO"
+	if [ "${OVPN_DEMO_EPOCH:-0}" = 1 ]; then
+		echo "ovpn demo: openvpn $ovpn_version with our epoch data keys patch on our module, with DCO"
+	else
+		echo "ovpn demo: openvpn $ovpn_version on our module, with DCO"
+	fi
 	echo "  kernel:       $(uname -r), $(nproc) CPUs (QEMU TCG), up ${booted} s when the demo started"
 	echo "  module:       $OVPN_KO, build id $(lab_build_id | cut -c1-16)..., loaded in $load_ms ms"
 	echo "  openvpn:      $("$OPENVPN" --version | head -n1 | cut -d' ' -f1-3)"
@@ -262,6 +270,8 @@ plot || die "gnuplot failed"
 			"$(dev_addr4 "$c" vpn0)" "$(cat "$TMPDIR/$c.up")"
 		echo "                $(grep -m1 -o "Data Channel: cipher '[^']*'" "$(ovpn_log "$c")")," \
 			"\"$(grep -m1 -o 'DCO device .* opened' "$(ovpn_log "$c")")\", vpn0: kind $(link_kind "$c" vpn0)"
+		grep -m1 -o 'protocol-flags[^,]*' "$(ovpn_log "$c")" |
+			sed 's/^/                /' || true
 	done
 	echo
 	echo "throughput, iperf3 TCP from each client to the server through the tunnel:"

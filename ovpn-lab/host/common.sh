@@ -197,8 +197,9 @@ lab_selftests()
 	{
 		sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' \
 			"$REPO_DIR/$dir/Makefile" | grep -oE 'test-[a-z0-9-]+\.(sh|py)'
-		echo test-openvpn.sh test-scale.sh test-key-exhaustion.sh \
-			test-usage-limit.sh test-epoch-rollover.sh \
+		echo test-openvpn.sh test-openvpn-epoch.sh test-scale.sh \
+			test-key-exhaustion.sh test-usage-limit.sh \
+			test-epoch-rollover.sh \
 			test-fuzz-packets.sh test-fuzz-netlink.sh test-churn.sh
 	} | xargs
 }
@@ -244,7 +245,7 @@ lab_is_debug()
 lab_selftests_functional()
 {
 	lab_selftests | tr ' ' '\n' |
-		grep -vE '^test-(churn|fuzz-[a-z]+|key-exhaustion|usage-limit|epoch-rollover)\.sh$' |
+		grep -vE '^test-(churn|fuzz-[a-z]+|key-exhaustion|usage-limit|epoch-rollover|openvpn-epoch)\.sh$' |
 		xargs
 }
 

@@ -43,12 +43,13 @@ setup_topology()
 			"$NB" tun-b 5.5.8.2 10.10.8.2 $PORT_B
 }
 
-# keys IFA IFB SLOT KEY_ID ALG FORMAT_A FORMAT_B: key.hex at both ends,
-# direction 0 at a, each end in its own format.
+# keys IFA IFB KEY_ID ALG [FORMAT_B]: key.hex in the primary slots at both
+# ends, direction 0 at a, in the epoch format; at b in FORMAT_B if given.
 keys()
 {
-	in_a "$OVPN_CLI" new_key "$1" 2 "$3" "$4" "$5" 0 "$KEY" "$6" &&
-		in_b "$OVPN_CLI" new_key "$2" 1 "$3" "$4" "$5" 1 "$KEY" "$7"
+	in_a "$OVPN_CLI" new_key "$1" 2 primary "$3" "$4" 0 "$KEY" epoch &&
+		in_b "$OVPN_CLI" new_key "$2" 1 primary "$3" "$4" 1 "$KEY" \
+			"${5:-epoch}"
 }
 
 # pings_counted IFA IFB DST: $N echo requests from a to DST, all answered;
@@ -74,19 +75,19 @@ pings_counted()
 
 udp_aes_gcm()
 {
-	keys tun-a tun-b primary 1 aes256 epoch epoch &&
+	keys tun-a tun-b 1 aes256 &&
 		pings_counted tun-a tun-b 5.5.8.2
 }
 
 udp_aes128_gcm()
 {
-	keys tun-a tun-b primary 2 aes128 epoch epoch &&
+	keys tun-a tun-b 2 aes128 &&
 		pings_counted tun-a tun-b 5.5.8.2
 }
 
 udp_chacha20_poly1305()
 {
-	keys tun-a tun-b primary 3 chachapoly epoch epoch &&
+	keys tun-a tun-b 3 chachapoly &&
 		pings_counted tun-a tun-b 5.5.8.2
 }
 
@@ -96,7 +97,7 @@ formats_apart()
 {
 	local d0 d1
 
-	keys tun-a tun-b primary 4 aes256 epoch v2 || return
+	keys tun-a tun-b 4 aes256 v2 || return
 	d0=$(link_dropped "$NB" tun-b rx)
 	in_a ping -q -c 5 -i 0.05 -W 1 5.5.8.2 &&
 		fail "a DATA_V2 key understood the epoch format"
@@ -136,7 +137,7 @@ replays_and_forgeries()
 {
 	local cap=$TMPDIR/epoch.pcap
 
-	keys tun-a tun-b primary 6 aes256 epoch epoch || return
+	keys tun-a tun-b 6 aes256 || return
 	in_b timeout "$(secs 20)" tcpdump -nni veth-b -c 3 -w "$cap" \
 		"udp dst port $PORT_B and udp[8] = 0x4e" \
 		>"$TMPDIR/tcpdump.log" 2>&1 &
@@ -161,13 +162,13 @@ setup_tcp()
 
 tcp_aes_gcm()
 {
-	keys tun-ta tun-tb primary 1 aes256 epoch epoch &&
+	keys tun-ta tun-tb 1 aes256 &&
 		pings_counted tun-ta tun-tb 5.5.9.2
 }
 
 tcp_chacha20_poly1305()
 {
-	keys tun-ta tun-tb primary 2 chachapoly epoch epoch &&
+	keys tun-ta tun-tb 2 chachapoly &&
 		pings_counted tun-ta tun-tb 5.5.9.2
 }
 
