@@ -18,16 +18,26 @@
 #   tun-b (P2P, 5.5.8.2) over UDP, and tun-ta (5.5.9.1) -- tun-tb
 #   (5.5.9.2) over TCP; a knows b as peer 2, b knows a as peer 1.
 #
+# Last, openvpn's own data channel follows the module's epochs: openvpn
+# with our DCO patch as a server on the variant, an unmodified openvpn in
+# userspace as its client (skipped without OPENVPN_EPOCH).
+#
+#   ns srv: openvpn (patched, DCO) 10.10.9.1 == ns cli: openvpn
+#   (unmodified, --disable-dco) 10.10.9.2; VPN 10.8.9.0/24
+#
 # Environment: OVPN_KO_EPOCH_ROLL, that variant (the script skips without
-# it).  At the end the module the other scripts test is loaded again.
+# it); OPENVPN_EPOCH, the patched openvpn.  At the end the module the
+# other scripts test is loaded again.
 
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/openvpn-lib.sh"
 
 variant_require OVPN_KO_EPOCH_ROLL \
 	"short epochs (the lab's build.sh -e)"
 
 NA=ovpn-ra-$$
 NB=ovpn-rb-$$
+NS=ovpn-rs-$$
+NC=ovpn-rc-$$
 KEY=$OVPN_DIR/key.hex
 PORT_A=3811
 PORT_B=3812
@@ -81,12 +91,24 @@ for udp in inject.pcap_payloads(sys.argv[2], with_header=True):
 PY
 }
 
+# epochs_went_up FILE PORT COUNT FIRST LAST: the epochs of the packets to
+# PORT in FILE (wire_epochs), COUNT of them, start at FIRST, never go
+# back, and end at LAST.
+epochs_went_up()
+{
+	awk -v p="$2" '$1 == p { print $2 }' "$1" >"$1.$2"
+	expect_eq "packets to port $2" "$3" "$(wc -l <"$1.$2")"
+	expect_eq "first epoch to port $2" "$4" "$(head -n1 "$1.$2")"
+	sort -n -c "$1.$2" || fail "epochs to port $2 went back"
+	expect_eq "last epoch to port $2" "$5" "$(tail -n1 "$1.$2")"
+}
+
 # rollover_udp KEY_ID ALG COUNT: COUNT echo requests over UDP, all
 # answered; each direction's packets on the wire start at epoch 1, never
 # go back, and reach epoch COUNT / 8 (each end sent COUNT packets).
 rollover_udp()
 {
-	local cap=$TMPDIR/roll.pcap n=$3 port last
+	local cap=$TMPDIR/roll.pcap n=$3 port
 
 	keys tun-a tun-b "$1" "$2" || return
 	in_b timeout "$(secs 30)" tcpdump -nni veth-b -c $((2 * n)) \
@@ -98,17 +120,8 @@ rollover_udp()
 	wait "$(cat "$TMPDIR/tcpdump.pid")"
 	wire_epochs "$cap" >"$TMPDIR/epochs"
 	for port in $PORT_B $PORT_A; do
-		awk -v p="$port" '$1 == p { print $2 }' "$TMPDIR/epochs" \
-			>"$TMPDIR/epochs.$port"
-		expect_eq "packets to port $port" "$n" \
-			"$(wc -l <"$TMPDIR/epochs.$port")"
-		expect_eq "first epoch to port $port" 1 \
-			"$(head -n1 "$TMPDIR/epochs.$port")"
-		sort -n -c "$TMPDIR/epochs.$port" ||
-			fail "epochs to port $port went back"
-		last=$(tail -n1 "$TMPDIR/epochs.$port")
-		expect_eq "last epoch to port $port" \
-			$(((n - 1) / EPOCH_PACKETS + 1)) "$last"
+		epochs_went_up "$TMPDIR/epochs" "$port" "$n" 1 \
+			$(((n - 1) / EPOCH_PACKETS + 1))
 	done
 }
 
@@ -159,14 +172,60 @@ last_epoch_spent()
 	expect_err ENOENT in_a "$OVPN_CLI" get_key tun-a 2 primary
 }
 
+# 100 echo requests from the userspace client through the patched
+# server's DCO tunnel, all answered.  The server's module moves its
+# sending epoch every 8 packets; openvpn's data channel at the client
+# follows each new epoch it authenticates (epoch_replace_update_recv_key()),
+# and the module follows the client's: on the wire, the replies end at
+# epoch 13 and the requests at 13 too, less the one the client had not
+# seen yet when it sent its last request.
+openvpn_follows_epochs()
+{
+	local cap=$TMPDIR/ov.pcap n=100 last
+
+	if [ -z "${OPENVPN_EPOCH:-}" ]; then
+		echo "no OPENVPN_EPOCH"
+		return "$KSFT_SKIP"
+	fi
+	# Skips without the tools; loads tun for the userspace client.
+	openvpn_require
+	ovpn_pki
+	ns_add "$NS" && ns_add "$NC" || return
+	veth_pair "$NS" eth0 10.10.9.1 "$NC" eth0 10.10.9.2
+	OPENVPN=$OPENVPN_EPOCH ovpn_server srv "$NS" vpn0 udp4 1194 10.8.9.0
+	ovpn_client cli "$NC" vpn0 udp4 10.10.9.1 1194 AES-256-GCM \
+		--disable-dco
+	ovpn_wait_up srv && ovpn_wait_up cli || return
+	ovpn_uses_dco srv "$NS" vpn0 && ovpn_uses_tun cli "$NC" vpn0 || return
+	log_has "$(ovpn_log cli)" 'protocol-flags.* aead-epoch' ||
+		fail "no aead-epoch" || return
+
+	bg_start "$TMPDIR/ovdump.log" ip netns exec "$NS" tcpdump -nni eth0 \
+		-w "$cap" "udp and udp[8] = 0x48"
+	log_wait "$TMPDIR/ovdump.log" 'listening on' || true
+	expect_eq "echo replies" $n "$(ip netns exec "$NC" ping -n -c $n \
+		-i 0.02 -W "$(secs 2)" 10.8.9.1 |
+		sed -n 's/.*, \([0-9]*\) received,.*/\1/p')"
+	sleep 1
+	bg_stop "$TMPDIR/ovdump.log" INT
+	wire_epochs "$cap" >"$TMPDIR/ov.epochs"
+	last=$(((n - 1) / EPOCH_PACKETS + 1))
+	epochs_went_up "$TMPDIR/ov.epochs" 1194 $n 1 "$last"
+	awk '$1 != 1194 { print $1 }' "$TMPDIR/ov.epochs" | sort -u |
+		while read -r port; do
+			epochs_went_up "$TMPDIR/ov.epochs" "$port" $n 1 "$last"
+		done
+}
+
 variant_start "$OVPN_KO_EPOCH_ROLL"
 
-ktap_plan 7
+ktap_plan 8
 run_test setup setup_topology
 run_test udp_aes_gcm udp_aes_gcm
 run_test udp_chacha20_poly1305 udp_chacha20_poly1305
 run_test tcp_aes_gcm tcp_aes_gcm
 run_test reneg_at_0xf000 reneg_at_0xf000
 run_test last_epoch_spent last_epoch_spent
+run_test openvpn_follows_epochs openvpn_follows_epochs
 run_test module_unloads module_unloads
 ktap_finish

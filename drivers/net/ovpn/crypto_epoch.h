@@ -158,10 +158,11 @@ static inline void ovpn_epoch_key_put(struct ovpn_epoch_key *ek)
  * @keys: the epoch keys of the slot
  * @ek: the sending key a packet just got
  *
- * True once, for the first packet sent with an epoch at or past
- * OVPN_EPOCH_RENEG.  Reads only, below that epoch.
+ * Reads only, below OVPN_EPOCH_RENEG.
  *
  * Context: any.
+ * Return: true once, for the first packet sent with an epoch at or past
+ * OVPN_EPOCH_RENEG.
  */
 static inline bool ovpn_epoch_tx_wants_reneg(struct ovpn_epoch_keys *keys,
 					     struct ovpn_epoch_key *ek)
