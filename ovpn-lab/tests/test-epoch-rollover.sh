@@ -11,7 +11,8 @@
 # Each end moves its sending epoch every 8 packets, and its receiving one
 # when the other's next epoch authenticates: no echo request or reply
 # may be lost on the way, and the packets on the wire show the epochs
-# going up.  At 0xf000 each end asks for a new key once (KEY_SWAP_NTF);
+# going up.  Replays and forgeries of the current, the previous, a gone
+# and a future epoch are dropped and counted.  At 0xf000 each end asks for a new key once (KEY_SWAP_NTF);
 # once the last epoch is spent the key leaves its slot and says so again.
 #
 #   ns a: tun-a (P2P, 5.5.8.1) -- veth 10.10.8.1 == 10.10.8.2 -- ns b:
@@ -74,8 +75,9 @@ pings()
 		sed -n 's/.*, \([0-9]*\) received,.*/\1/p'
 }
 
-# wire_epochs PCAP: "<destination port> <epoch>" for each data packet of
-# a capture, in order (the pcap reader of udp-inject.py).
+# wire_epochs PCAP: "<destination port> <epoch> <payload in hex>" for
+# each data packet of a capture, in order (the pcap reader of
+# udp-inject.py).
 wire_epochs()
 {
 	python3 - "$OVPN_DIR/udp-inject.py" "$1" <<'PY'
@@ -87,7 +89,8 @@ spec = importlib.util.spec_from_file_location('inject', sys.argv[1])
 inject = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(inject)
 for udp in inject.pcap_payloads(sys.argv[2], with_header=True):
-    print(struct.unpack('>H', udp[2:4])[0], struct.unpack('>H', udp[12:14])[0])
+    print(struct.unpack('>H', udp[2:4])[0],
+          struct.unpack('>H', udp[12:14])[0], udp[8:].hex())
 PY
 }
 
@@ -127,6 +130,48 @@ rollover_udp()
 
 udp_aes_gcm() { rollover_udp 1 aes256 100; }
 udp_chacha20_poly1305() { rollover_udp 2 chachapoly 100; }
+
+# inject_dropped WHAT ARGS...: udp-inject.py ARGS from a to b's socket;
+# b dropped it and delivered nothing.
+inject_dropped()
+{
+	local what=$1 d0 d1 rx0 rx1
+
+	shift
+	d0=$(link_dropped "$NB" tun-b rx)
+	rx0=$(peer_stat "$NB" tun-b 1 vpn_rx_packets)
+	in_a python3 "$OVPN_DIR/udp-inject.py" 10.10.8.2 $PORT_B 1 "$@" \
+		>/dev/null
+	sleep 0.5
+	d1=$(link_dropped "$NB" tun-b rx)
+	rx1=$(peer_stat "$NB" tun-b 1 vpn_rx_packets)
+	expect_eq "dropped: $what" 1 $((d1 - d0))
+	expect_eq "delivered: $what" 0 $((rx1 - rx0))
+}
+
+# first_packet EPOCH: the first packet a sent to b under EPOCH in the
+# capture of udp_chacha20_poly1305, in hex.
+first_packet()
+{
+	awk -v p="$PORT_B" -v e="$1" '$1 == p && $2 == e { print $3; exit }' \
+		"$TMPDIR/epochs"
+}
+
+# After udp_chacha20_poly1305, b receives under epoch 13 and keeps 12 as
+# the retiring one: genuine packets of the current, the retiring and a
+# long gone epoch are refused (replays, or no key), and so are forgeries
+# of the retiring and of a future epoch.  Real traffic passes after them.
+old_epochs_refused()
+{
+	local e
+
+	for e in 13 12 1; do
+		inject_dropped "replay of epoch $e" hex "$(first_packet "$e")"
+	done
+	inject_dropped "forgery of epoch 12" epoch 1 2 12 1000 64
+	inject_dropped "forgery of epoch 14" epoch 1 2 14 1 64
+	expect_eq "echo replies" 3 "$(pings 3 5.5.8.2)"
+}
 
 # Over TCP the records are not told apart on the wire: no echo request
 # or reply is lost across 12 epochs each way.
@@ -219,10 +264,11 @@ openvpn_follows_epochs()
 
 variant_start "$OVPN_KO_EPOCH_ROLL"
 
-ktap_plan 8
+ktap_plan 9
 run_test setup setup_topology
 run_test udp_aes_gcm udp_aes_gcm
 run_test udp_chacha20_poly1305 udp_chacha20_poly1305
+run_test old_epochs_refused old_epochs_refused
 run_test tcp_aes_gcm tcp_aes_gcm
 run_test reneg_at_0xf000 reneg_at_0xf000
 run_test last_epoch_spent last_epoch_spent
