@@ -18,10 +18,11 @@
 # With OVPN_KSFT, the selftests' "make kselftest-install" directory, the
 # selftests among the SCRIPTs run through kselftest's runner (run_script).
 #
-# Usage: selftests.sh SCRIPT...
+# Usage: selftests.sh SCRIPT... | selftests.sh @FILE
 #   A SCRIPT without a directory is one of the ovpn selftests or of the
 #   lab's own tests (ovpn-lab/tests): short names keep the guest command
-#   within its limit (boot.sh).
+#   within its limit (boot.sh); FILE holds such names, for lists longer
+#   than that.
 # Writes $OVPN_LAB_OUT/summary: "<passed> <failed> <skipped>", and gives
 # each script $OVPN_LOG_DIR, $OVPN_LAB_OUT/<script>-logs, for the logs of
 # the daemons it runs.
@@ -125,6 +126,12 @@ ln -sf /proc/self/fd/0 /dev/stdin
 ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 
+# "@FILE": the script names are FILE's words (a list too long for the
+# guest command, written there by suite.sh).
+if [ $# = 1 ] && [ "${1#@}" != "$1" ]; then
+	# shellcheck disable=SC2046 # a list of names
+	set -- $(cat "${1#@}")
+fi
 for script in "$@"; do
 	if [[ $script != */* ]]; then
 		[ -e "$selftests/$script" ] && script=$selftests/$script ||

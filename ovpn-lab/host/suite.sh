@@ -80,6 +80,10 @@ lab_result $? "ovpn.ko with short epochs builds ($kver)"
 openvpn_epoch=$("$LAB_DIR/host/openvpn-epoch.sh")
 lab_result $? "openvpn with the epoch patch builds"
 if [ -n "$ko" ]; then
+	# The names go in a file beside the results: the whole list does not
+	# fit the guest command (boot.sh).
+	mkdir -p "$(dirname "$REPO_DIR/$out")"
+	echo "$scripts" >"$REPO_DIR/$out.scripts"
 	"$LAB_DIR/host/boot.sh" -f "$flavour" -c "$cpus" -m "$memory" \
 		-t "$boot_limit" -o "$out" -- \
 		OVPN_KO=/src/$ko OVPN_KSFT=/src/$ksft \
@@ -90,7 +94,7 @@ if [ -n "$ko" ]; then
 		${openvpn_epoch:+OPENVPN_EPOCH=/src/$openvpn_epoch} \
 		OVPN_TEST_TIMEOUT=$script_limit \
 		${OVPN_PARALLEL:+OVPN_PARALLEL=$OVPN_PARALLEL} \
-		ovpn-lab/guest/selftests.sh $scripts >&2
+		ovpn-lab/guest/selftests.sh "@/src/$out.scripts" >&2
 	"$LAB_DIR/host/check-log.sh" "$REPO_DIR/$out/console.log"
 	lab_result $? "guest kernel log is clean ($kver)"
 	if [ -r "$REPO_DIR/$out/summary" ]; then

@@ -162,10 +162,10 @@ cell_test()
 ktap_plan 8
 run_test setup setup_topology
 run_test tunnels_up tunnels_up
-run_test patched_server_udp_aes cell_test 1 28 aead-epoch
-run_test patched_server_tcp_chacha cell_test 2 28 aead-epoch
-run_test patched_client_udp_chacha cell_test 3 28 aead-epoch
-run_test patched_client_tcp_aes cell_test 4 28 aead-epoch
-run_test unmodified_daemon_keeps_data_v2 cell_test 5 24 DATA_V2
+run_noted patched_server_udp_aes cell_test 1 28 aead-epoch
+run_noted patched_server_tcp_chacha cell_test 2 28 aead-epoch
+run_noted patched_client_udp_chacha cell_test 3 28 aead-epoch
+run_noted patched_client_tcp_aes cell_test 4 28 aead-epoch
+run_noted unmodified_daemon_keeps_data_v2 cell_test 5 24 DATA_V2
 run_test teardown ns_teardown
 ktap_finish
