@@ -5,7 +5,7 @@
 # root's kernel, with the kernel's own compiler.  W=1 is always on and any
 # compiler warning fails the build.
 #
-# Usage: build.sh [-x|-u|-e] [flavour]
+# Usage: build.sh [-x|-u|-e|-r] [flavour]
 #   flavour: amd64 (default), rt-amd64, or a debug kernel: debug, debug-rt
 #   (kdebug.sh)
 #   -x: the variant test-key-exhaustion.sh needs, whose new keys have 15
@@ -18,6 +18,9 @@
 #   -e: the variant test-epoch-rollover.sh needs, into ...-epoch-roll,
 #   whose epoch keys send 8 packets each, and whose chains start at epoch
 #   0xeffc for 16-byte keys and 0xfff8 for 24-byte ones (crypto_epoch.c).
+#   -r: the variant test-ring-overflow.sh needs, into ...-small-rings,
+#   whose parallel path has crypt rings of 2 packets and ordered queues
+#   of 8 (queue.c).
 # Builds into .build/<kernel release>, or .build/<flavour>-<release> for a
 # debug kernel, and prints the module's path, relative to the repository.
 
@@ -30,7 +33,7 @@ edit=
 edit_check=
 edit_check2=
 suffix=
-while getopts "xue" opt; do
+while getopts "xuer" opt; do
 	case $opt in
 	x)
 		# The last id handed out is 0xffffffff: 15 ids from here.
@@ -44,10 +47,11 @@ while getopts "xue" opt; do
 		# 45 short of the renegotiation threshold; every key
 		# receives 45 short of that threshold.  Every key starts
 		# 2 failed verifications short of openvpn's threshold
-		# for them, key id 4 2 short of its limit.
+		# for them, key id 4 2 short of its limit.  An epoch key
+		# has no slot-level account to set.
 		edit_file=crypto.c
 		edit='/^\t\/\* Last: from here on the slot dies only/i\
-\tif (kc->cipher_alg == OVPN_CIPHER_ALG_AES_GCM) {\
+\tif (kc->cipher_alg == OVPN_CIPHER_ALG_AES_GCM \&\& !ks->epochs) {\
 \t\tpercpu_counter_set(\&ks->usage_xmit.blocks, kc->key_id ?\
 \t\t\tOVPN_USAGE_RENEG(OVPN_USAGE_LIMIT_AES_GCM) - 45 :\
 \t\t\tOVPN_USAGE_LIMIT_AES_GCM - 90);\
@@ -67,12 +71,20 @@ s/^\tu16 first = OVPN_EPOCH_FIRST;$/\tu16 first = key_size == 16 ? 0xeffc : key_
 		edit_check2='u16 first = key_size == 16 ? 0xeffc'
 		suffix=-epoch-roll
 		;;
-	*) lab_die "usage: build.sh [-x|-u|-e] [flavour]" ;;
+	r)
+		edit_file=queue.c
+		edit='s/^#define OVPN_CRYPT_RING_SIZE\t1024$/#define OVPN_CRYPT_RING_SIZE\t2/
+s/^#define OVPN_ORDERED_QUEUE_SIZE\t1024$/#define OVPN_ORDERED_QUEUE_SIZE\t8/'
+		edit_check='#define OVPN_CRYPT_RING_SIZE	2'
+		edit_check2='#define OVPN_ORDERED_QUEUE_SIZE	8'
+		suffix=-small-rings
+		;;
+	*) lab_die "usage: build.sh [-x|-u|-e|-r] [flavour]" ;;
 	esac
 done
 shift $((OPTIND - 1))
 # getopts stops at the flavour: an option after it would be ignored.
-[ $# -le 1 ] || lab_die "usage: build.sh [-x|-u|-e] [flavour] (options first)"
+[ $# -le 1 ] || lab_die "usage: build.sh [-x|-u|-e|-r] [flavour] (options first)"
 
 flavour=${1:-amd64}
 root=$("$LAB_DIR/root/mkroot.sh")

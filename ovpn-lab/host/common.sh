@@ -199,7 +199,7 @@ lab_selftests()
 			"$REPO_DIR/$dir/Makefile" | grep -oE 'test-[a-z0-9-]+\.(sh|py)'
 		echo test-openvpn.sh test-openvpn-epoch.sh test-scale.sh \
 			test-key-exhaustion.sh test-usage-limit.sh \
-			test-epoch-rollover.sh \
+			test-epoch-rollover.sh test-ring-overflow.sh \
 			test-fuzz-packets.sh test-fuzz-netlink.sh test-churn.sh
 	} | xargs
 }
@@ -245,7 +245,7 @@ lab_is_debug()
 lab_selftests_functional()
 {
 	lab_selftests | tr ' ' '\n' |
-		grep -vE '^test-(churn|fuzz-[a-z]+|key-exhaustion|usage-limit|epoch-rollover|openvpn-epoch)\.sh$' |
+		grep -vE '^test-(churn|fuzz-[a-z]+|key-exhaustion|usage-limit|epoch-rollover|ring-overflow|openvpn-epoch)\.sh$' |
 		xargs
 }
 

@@ -76,6 +76,9 @@ lab_result $? "ovpn.ko with keys near their usage limit builds ($kver)"
 # test-epoch-rollover.sh's.
 ko_epoch=$("$LAB_DIR/host/build.sh" -e "$flavour")
 lab_result $? "ovpn.ko with short epochs builds ($kver)"
+# test-ring-overflow.sh's.
+ko_rings=$("$LAB_DIR/host/build.sh" -r "$flavour")
+lab_result $? "ovpn.ko with small crypt rings builds ($kver)"
 # test-openvpn-epoch.sh's daemon: openvpn with tools/openvpn's patch.
 openvpn_epoch=$("$LAB_DIR/host/openvpn-epoch.sh")
 lab_result $? "openvpn with the epoch patch builds"
@@ -91,6 +94,7 @@ if [ -n "$ko" ]; then
 		${ko_end:+OVPN_KO_PKTID_END=/src/$ko_end} \
 		${ko_usage:+OVPN_KO_USAGE_END=/src/$ko_usage} \
 		${ko_epoch:+OVPN_KO_EPOCH_ROLL=/src/$ko_epoch} \
+		${ko_rings:+OVPN_KO_SMALL_RINGS=/src/$ko_rings} \
 		${openvpn_epoch:+OPENVPN_EPOCH=/src/$openvpn_epoch} \
 		OVPN_TEST_TIMEOUT=$script_limit \
 		${OVPN_PARALLEL:+OVPN_PARALLEL=$OVPN_PARALLEL} \
