@@ -84,17 +84,13 @@ ovpn_crypto_key_slot_new(const struct ovpn_key_config *kc)
 
 	ks->key_id = kc->key_id;
 	ks->cipher_alg = kc->cipher_alg;
-	ovpn_pktid_xmit_init(&ks->pid_xmit);
-	ovpn_pktid_recv_init(&ks->pid_recv);
-
-	ret = ovpn_usage_init(&ks->usage_xmit, kc->cipher_alg, true);
-	if (ret)
-		goto free_usage;
-	ret = ovpn_usage_init(&ks->usage_recv, kc->cipher_alg, false);
-	if (ret)
-		goto free_usage;
 	if (kc->encrypt.epoch_secret) {
-		/* The work items of the keys hold the slot by ks->ref. */
+		/*
+		 * Each epoch key has its own packet ids, replay window and
+		 * usage account (crypto_epoch.h): the slot's are never used
+		 * and stay zeroed, which ovpn_usage_destroy() takes.  The
+		 * work items of the keys hold the slot by ks->ref.
+		 */
 		ks->epochs = ovpn_epoch_keys_new(kc->cipher_alg,
 						 kc->encrypt.cipher_key_size,
 						 kc->encrypt.epoch_secret,
@@ -106,6 +102,14 @@ ovpn_crypto_key_slot_new(const struct ovpn_key_config *kc)
 			goto free_usage;
 		}
 	} else {
+		ovpn_pktid_xmit_init(&ks->pid_xmit);
+		ovpn_pktid_recv_init(&ks->pid_recv);
+		ret = ovpn_usage_init(&ks->usage_xmit, kc->cipher_alg, true);
+		if (ret)
+			goto free_usage;
+		ret = ovpn_usage_init(&ks->usage_recv, kc->cipher_alg, false);
+		if (ret)
+			goto free_usage;
 		ret = ovpn_aead_key_init(&ks->encrypt, kc->cipher_alg,
 					 &kc->encrypt);
 		if (ret)

@@ -63,10 +63,11 @@ struct ovpn_key_config {
  *	    sending and receiving packet ids too, and its sending usage
  * @ref: borrowers on the data path; see the lifetime rules above
  * @release_entry: link in the batch of released slots to free
- * @pid_xmit: sender packet ids (written by every sending CPU)
- * @usage_xmit: what @encrypt has protected (usage.h)
- * @pid_recv: receiver replay window (written by every receiving CPU)
- * @usage_recv: what @decrypt has protected
+ * @pid_xmit: sender packet ids (written by every sending CPU); DATA_V2
+ * @usage_xmit: what @encrypt has protected (usage.h); DATA_V2
+ * @pid_recv: receiver replay window (written by every receiving CPU);
+ *	      DATA_V2
+ * @usage_recv: what @decrypt has protected; DATA_V2
  * @forged: packets that claimed @decrypt and failed its authentication
  *
  * The two packet-id states sit on cache lines of their own, away from
