@@ -19,6 +19,15 @@
  * zeros: for DATA_V2 the implicit part is 4 zero bytes and the key's
  * 8-byte nonce tail, for an epoch the epoch's 12-byte IV.
  *
+ * One exception to "in place": a packet to encrypt whose text lies partly
+ * in page fragments (a segment of a TCP stream or of a UDP GSO send).
+ * Those pages are not the packet's to write (the socket keeps them for a
+ * retransmission), and making them so, as skb_cow_data() does, copies
+ * every byte into a new linear part first.  Instead the AEAD reads them
+ * where they are and writes the ciphertext to a page fragment of this
+ * CPU's (struct ovpn_aead_out), which becomes the packet's one fragment;
+ * the header stays in the linear part.  IPsec's ESP output does the same.
+ *
  * Both directions run in softirq or with BH disabled: nothing here may
  * sleep.  The request, scatterlist and IV of a packet live in a buffer of
  * the CPU it runs on (struct ovpn_aead_scratch), so that a packet
@@ -28,11 +37,13 @@
 
 #include <crypto/aead.h>
 #include <crypto/algapi.h>
+#include <linux/local_lock.h>
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
+#include <net/sock.h>
 
 #include "aead.h"
 #include "epoch.h"
@@ -83,11 +94,12 @@ static unsigned int ovpn_aead_overhead(const struct ovpn_aead_layout *l)
 }
 
 /*
- * Room in a CPU's buffer for the scatterlist: the AAD, the tag, the
- * linear part and every page fragment of a packet; a frag_list adds more
- * and takes the allocating path.
+ * Room in a CPU's buffer for the scatterlists: the AAD, the linear part
+ * and every page fragment of a packet, and either the tag (in place) or a
+ * destination list of AAD, ciphertext and tag (ovpn_aead_map_apart()); a
+ * frag_list adds more and takes the allocating path.
  */
-#define OVPN_AEAD_SCRATCH_NSG	(MAX_SKB_FRAGS + 3)
+#define OVPN_AEAD_SCRATCH_NSG	(MAX_SKB_FRAGS + 5)
 /*
  * The request with its context (a few hundred bytes for the transforms of
  * both ciphers, whatever the implementation), the IV and its alignment
@@ -145,6 +157,50 @@ struct ovpn_aead_scratch {
 };
 
 static DEFINE_PER_CPU(struct ovpn_aead_scratch, ovpn_aead_scratch);
+
+/**
+ * struct ovpn_aead_out - one CPU's page for ciphertext written apart
+ * @bh_lock: makes @frag this CPU's while a packet carves it; the data
+ *	     path has BH disabled, which on PREEMPT_RT does not keep another
+ *	     task with BH disabled off this CPU
+ * @frag: the page being carved and the offset of its free part
+ *
+ * Each packet takes a reference to the page for the bytes it carves and
+ * the page goes when the last packet and this CPU let it go;
+ * skb_page_frag_refill() starts again at offset 0 of a page that only
+ * this CPU still holds, or takes a new one.
+ */
+struct ovpn_aead_out {
+	local_lock_t bh_lock;
+	struct page_frag frag;
+};
+
+static DEFINE_PER_CPU(struct ovpn_aead_out, ovpn_aead_out) = {
+	.bh_lock = INIT_LOCAL_LOCK(bh_lock),
+};
+
+/*
+ * @len bytes of this CPU's page for a packet's ciphertext, at *@off of the
+ * page returned, which the packet holds a reference to; NULL if no page
+ * could be had.  Context: BH disabled.
+ */
+static struct page *ovpn_aead_out_get(unsigned int len, unsigned int *off)
+{
+	unsigned int size = SKB_DATA_ALIGN(len);
+	struct page *page = NULL;
+	struct page_frag *pf;
+
+	local_lock_nested_bh(&ovpn_aead_out.bh_lock);
+	pf = this_cpu_ptr(&ovpn_aead_out.frag);
+	if (likely(skb_page_frag_refill(size, pf, GFP_ATOMIC))) {
+		page = pf->page;
+		get_page(page);
+		*off = pf->offset;
+		pf->offset += size;
+	}
+	local_unlock_nested_bh(&ovpn_aead_out.bh_lock);
+	return page;
+}
 
 /*
  * The per-packet buffer, in the order it is laid out:
@@ -253,28 +309,22 @@ static int ovpn_aead_map(struct sk_buff *skb, const struct ovpn_aead_layout *l,
 }
 
 /*
- * What both directions of both formats do once the header is at
- * skb->data.  The AEAD works in place, so the data must be ours alone
- * (skb_cow_data(), which may move it: the header is read after it); a
- * packet to encrypt in a format whose tag ends it gets the room for the
- * tag there.  The nonce is @implicit (OVPN_AEAD_IV_SIZE bytes) XOR the
- * packet id.  The request's buffer is recorded in the control block for
- * the post function to give back (ovpn_aead_request_free()), on error
- * too.  The completion may run before the AEAD call returns: everything
- * it reads is set here.
+ * The in-place request of both directions of both formats, once the
+ * header is at skb->data.  The data must be ours alone (skb_cow_data(),
+ * which may move it: the header is read after it); a packet to encrypt in
+ * a format whose tag ends it gets the room for the tag there.  *@len is
+ * the text's length.
  */
 static struct aead_request *
-ovpn_aead_request(struct crypto_aead *tfm, const struct ovpn_aead_layout *l,
-		  const u8 *implicit, crypto_completion_t done,
-		  struct sk_buff *skb, bool decrypt)
+ovpn_aead_map_in_place(struct crypto_aead *tfm,
+		       const struct ovpn_aead_layout *l, struct sk_buff *skb,
+		       bool decrypt, unsigned int *len, u8 **iv)
 {
 	unsigned int tail = l->tag_in_head || decrypt ? 0 : OVPN_AUTH_TAG_SIZE;
 	struct sk_buff *trailer;
 	struct aead_request *req;
 	struct scatterlist *sg;
-	unsigned int len;
 	int nsg, ret;
-	u8 *iv;
 
 	nsg = skb_cow_data(skb, tail, &trailer);
 	if (unlikely(nsg < 0))
@@ -282,22 +332,128 @@ ovpn_aead_request(struct crypto_aead *tfm, const struct ovpn_aead_layout *l,
 	if (tail)
 		pskb_put(skb, trailer, tail);
 	nsg += 2;	/* the AAD and the tag */
-	len = skb->len - ovpn_aead_overhead(l);
+	*len = skb->len - ovpn_aead_overhead(l);
 
-	req = ovpn_aead_tmp_get(skb, tfm, nsg, &sg, &iv);
+	req = ovpn_aead_tmp_get(skb, tfm, nsg, &sg, iv);
 	if (unlikely(!req))
 		return ERR_PTR(-ENOMEM);
+	ret = ovpn_aead_map(skb, l, sg, nsg, *len);
+	if (unlikely(ret))
+		return ERR_PTR(ret);
+	aead_request_set_crypt(req, sg, sg,
+			       *len + (decrypt ? OVPN_AUTH_TAG_SIZE : 0), *iv);
+	return req;
+}
+
+/*
+ * The request of a packet to encrypt whose text is partly in page
+ * fragments, with the header at skb->data: the text is read from where it
+ * is and the ciphertext, followed by an epoch tag, written to a fragment
+ * of this CPU's page (see the top of this file).  From then on the packet
+ * is the header, in its linear part, and that fragment; the old
+ * fragments are the request's source until the AEAD is done, and
+ * ovpn_aead_request_free() puts them.
+ *
+ * NULL, for the caller to work in place, if the packet's fragments or
+ * its shared info are not its own alone (cloned, zerocopy, page pool,
+ * unreadable), if it has a frag_list, or if no page could be had.
+ */
+static struct aead_request *
+ovpn_aead_map_apart(struct crypto_aead *tfm, const struct ovpn_aead_layout *l,
+		    struct sk_buff *skb, unsigned int *len, u8 **iv)
+{
+	unsigned int tail = l->tag_in_head ? 0 : OVPN_AUTH_TAG_SIZE;
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	unsigned int aad_len = ovpn_aead_aad_len(l);
+	unsigned int nsrc, out_off, head_entries;
+	struct scatterlist *src, *dst;
+	struct aead_request *req;
+	struct page *out;
+	int n, i;
+
+	if (!shinfo->nr_frags || skb_has_frag_list(skb) || skb_cloned(skb) ||
+	    skb_zcopy(skb) || skb->pp_recycle || !skb_frags_readable(skb))
+		return NULL;
+
+	*len = skb->len - l->text_off;
+	out = ovpn_aead_out_get(*len + tail, &out_off);
+	if (unlikely(!out))
+		return NULL;
+
+	nsrc = 2 + shinfo->nr_frags;	/* the AAD, the linear text, frags */
+	req = ovpn_aead_tmp_get(skb, tfm, nsrc + 3, &src, iv);
+	if (unlikely(!req)) {
+		put_page(out);
+		return ERR_PTR(-ENOMEM);
+	}
+	dst = src + nsrc;
+
+	sg_init_table(src, nsrc);
+	sg_set_buf(&src[0], skb->data, aad_len);
+	n = skb_to_sgvec_nomark(skb, &src[1], l->text_off, *len);
+	if (unlikely(n < 0)) {
+		put_page(out);
+		return ERR_PTR(n);
+	}
+	sg_mark_end(&src[n]);
+
+	sg_init_table(dst, 3);
+	sg_set_buf(&dst[0], skb->data, aad_len);
+	sg_set_page(&dst[1], out, *len + tail, out_off);
+	if (l->tag_in_head)
+		sg_set_buf(&dst[2], skb->data + aad_len, OVPN_AUTH_TAG_SIZE);
+	else
+		sg_mark_end(&dst[1]);
+
+	/*
+	 * Each fragment with bytes has one entry in @src, after the linear
+	 * text's if there is any: their references go to the request.  A
+	 * fragment of no bytes has none and is put now.
+	 */
+	head_entries = skb_headlen(skb) > l->text_off ? 1 : 0;
+	ovpn_skb_cb(skb)->src_pages = n - head_entries;
+	for (i = 0; i < shinfo->nr_frags; i++)
+		if (!skb_frag_size(&shinfo->frags[i]))
+			put_page(skb_frag_page(&shinfo->frags[i]));
+
+	/* The header, then the ciphertext in the new fragment. */
+	skb_set_tail_pointer(skb, l->text_off);
+	__skb_fill_page_desc_noacc(shinfo, 0, out, out_off, *len + tail);
+	shinfo->nr_frags = 1;
+	skb->data_len = *len + tail;
+	skb->len = l->text_off + skb->data_len;
+
+	aead_request_set_crypt(req, src, dst, *len, *iv);
+	return req;
+}
+
+/*
+ * What both directions of both formats do once the header is at
+ * skb->data: the request, in place or apart, and its nonce, @implicit
+ * (OVPN_AEAD_IV_SIZE bytes) XOR the packet id.  The request's buffer is
+ * recorded in the control block for the post function to give back
+ * (ovpn_aead_request_free()), on error too.  The completion may run
+ * before the AEAD call returns: everything it reads is set here.
+ */
+static struct aead_request *
+ovpn_aead_request(struct crypto_aead *tfm, const struct ovpn_aead_layout *l,
+		  const u8 *implicit, crypto_completion_t done,
+		  struct sk_buff *skb, bool decrypt)
+{
+	struct aead_request *req = NULL;
+	unsigned int len;
+	u8 *iv;
+
+	if (!decrypt)
+		req = ovpn_aead_map_apart(tfm, l, skb, &len, &iv);
+	if (!req)
+		req = ovpn_aead_map_in_place(tfm, l, skb, decrypt, &len, &iv);
+	if (IS_ERR(req))
+		return req;
 
 	memcpy(iv, implicit, OVPN_AEAD_IV_SIZE);
 	crypto_xor(iv, skb->data + OVPN_OPCODE_SIZE, l->pktid_len);
-
-	ret = ovpn_aead_map(skb, l, sg, nsg, len);
-	if (unlikely(ret))
-		return ERR_PTR(ret);
-
 	aead_request_set_callback(req, 0, done, skb);
-	aead_request_set_crypt(req, sg, sg,
-			       len + (decrypt ? OVPN_AUTH_TAG_SIZE : 0), iv);
 	aead_request_set_ad(req, ovpn_aead_aad_len(l));
 	ovpn_skb_cb(skb)->payload_offset = l->text_off;
 	return req;
@@ -471,7 +627,21 @@ void ovpn_aead_request_free(struct sk_buff *skb)
 {
 	struct ovpn_cb *cb = ovpn_skb_cb(skb);
 	struct ovpn_aead_scratch *scratch;
+	struct aead_request *req;
+	struct scatterlist *sg;
+	int nents, i;
 
+	/* The source pages of an encryption apart: the last entries. */
+	if (cb->src_pages) {
+		req = cb->crypto_tmp_percpu ?
+		      ((struct ovpn_aead_scratch *)cb->crypto_tmp)->buf :
+		      cb->crypto_tmp;
+		nents = sg_nents(req->src);
+		for_each_sg(req->src, sg, nents, i)
+			if (i >= nents - cb->src_pages)
+				put_page(sg_page(sg));
+		cb->src_pages = 0;
+	}
 	if (cb->crypto_tmp_percpu) {
 		scratch = cb->crypto_tmp;
 		/*
@@ -676,6 +846,7 @@ int __init ovpn_aead_init(void)
 void ovpn_aead_exit(void)
 {
 	struct ovpn_aead_scratch *scratch;
+	struct page_frag *pf;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -683,6 +854,11 @@ void ovpn_aead_exit(void)
 		WARN_ON_ONCE(scratch->taken != scratch->given);
 		kfree_sensitive(scratch->buf);
 		scratch->buf = NULL;
+		/* Packets still queued somewhere hold pages of their own. */
+		pf = &per_cpu_ptr(&ovpn_aead_out, cpu)->frag;
+		if (pf->page)
+			put_page(pf->page);
+		pf->page = NULL;
 	}
 }
 

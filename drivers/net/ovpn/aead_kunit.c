@@ -8,7 +8,10 @@
  * second one started while the first still holds it (as when an
  * asynchronous AEAD keeps it) allocates its own, and so does a packet
  * whose scatterlist does not fit; every packet decrypts to what was
- * encrypted, whichever buffer either side used.  BH is disabled around
+ * encrypted, whichever buffer either side used.  Known packets of both
+ * formats come out of plaintext that is linear and of plaintext in page
+ * fragments (encrypted apart), which leaves those pages as they were.
+ * BH is disabled around
  * the calls, as on the data path, which keeps the test on one CPU.
  * A transform that completes asynchronously skips the test: the order of
  * the steps is what it checks.
@@ -69,6 +72,33 @@ static struct sk_buff *ovpn_aead_test_frag_list(struct kunit *test,
 		skb->data_len += 1;
 		skb->truesize += frag->truesize;
 	}
+	return skb;
+}
+
+/*
+ * A packet of @len bytes (at least 6) as a TCP segment is made: 3 bytes
+ * in its head and the rest in two fragments of *@page, which the caller
+ * holds a reference to besides the packet's two.  Bytes of the page
+ * outside the fragments are 0xee.
+ */
+static struct sk_buff *ovpn_aead_test_paged(struct kunit *test,
+					    unsigned int len, u8 seed,
+					    struct page **page)
+{
+	struct sk_buff *skb = ovpn_aead_test_skb(test, 3, seed);
+	unsigned int first = (len - 3) / 2, second = len - 3 - first;
+	u8 *p;
+
+	*page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *page);
+	p = page_address(*page);
+	memset(p, 0xee, PAGE_SIZE);
+	ovpn_aead_test_fill(p + 100, first, seed + 3);
+	ovpn_aead_test_fill(p + 1000, second, seed + 3 + first);
+	get_page(*page);
+	skb_add_rx_frag(skb, 0, *page, 100, first, first);
+	get_page(*page);
+	skb_add_rx_frag(skb, 1, *page, 1000, second, second);
 	return skb;
 }
 
@@ -292,17 +322,44 @@ static int ovpn_aead_test_epoch_op(const struct ovpn_aead_epoch_key *key,
 }
 
 /*
- * Encrypt the plaintext and compare with the packet, then decrypt the
- * packet, and refuse it with its last byte (the tag of an epoch packet)
- * changed.
+ * What an encryption apart must leave of ovpn_aead_test_paged()'s packet:
+ * the ciphertext in one new fragment, the old fragments' page untouched
+ * and held by its caller alone.
+ */
+static void ovpn_aead_test_apart(struct kunit *test, struct sk_buff *skb,
+				 struct page *page, unsigned int n, u8 seed)
+{
+	unsigned int first = (n - 3) / 2, second = n - 3 - first;
+	u8 want[OVPN_AEAD_TEST_WIRE_LEN];
+	const u8 *p = page_address(page);
+
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->nr_frags, 1);
+	KUNIT_EXPECT_TRUE(test, skb_frag_page(&skb_shinfo(skb)->frags[0]) !=
+			  page);
+	KUNIT_EXPECT_EQ(test, ovpn_skb_cb(skb)->src_pages, 0);
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+	ovpn_aead_test_fill(want, n, seed);
+	KUNIT_EXPECT_MEMEQ(test, p + 100, want + 3, first);
+	KUNIT_EXPECT_MEMEQ(test, p + 1000, want + 3 + first, second);
+	KUNIT_EXPECT_EQ(test, p[99], 0xee);
+	KUNIT_EXPECT_EQ(test, p[100 + first], 0xee);
+	KUNIT_EXPECT_EQ(test, p[1000 + second], 0xee);
+}
+
+/*
+ * Encrypt the plaintext, linear or @paged (encrypted apart, see aead.c),
+ * and compare with the packet; decrypt the packet, and refuse it with
+ * its last byte (the tag of an epoch packet) changed.
  */
 static void ovpn_aead_test_wire_run(struct kunit *test,
-				    const struct ovpn_aead_test_wire *w)
+				    const struct ovpn_aead_test_wire *w,
+				    bool paged)
 {
 	unsigned int off, n = OVPN_AEAD_TEST_WIRE_LEN;
 	u8 got[64], want[OVPN_AEAD_TEST_WIRE_LEN];
 	struct ovpn_aead_epoch_key ekey = {};
 	struct ovpn_aead_key key = {};
+	struct page *page = NULL;
 	struct sk_buff *skb;
 	int ret, forged;
 
@@ -322,7 +379,10 @@ static void ovpn_aead_test_wire_run(struct kunit *test,
 	}
 	off = w->epoch ? OVPN_EPOCH_HEAD_SIZE : OVPN_DATA_OVERHEAD;
 
-	skb = ovpn_aead_test_skb(test, n, 0x10);
+	if (paged)
+		skb = ovpn_aead_test_paged(test, n, 0x10, &page);
+	else
+		skb = ovpn_aead_test_skb(test, n, 0x10);
 	if (w->epoch) {
 		ret = ovpn_aead_test_epoch_op(&ekey, skb,
 					      ovpn_epoch_counter(w->pktid),
@@ -338,7 +398,11 @@ static void ovpn_aead_test_wire_run(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, skb->len, w->len);
 	KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, 0, got, w->len), 0);
 	KUNIT_EXPECT_MEMEQ(test, got, w->packet, w->len);
+	if (page)
+		ovpn_aead_test_apart(test, skb, page, n, 0x10);
 	kfree_skb(skb);
+	if (page)
+		put_page(page);
 
 	for (forged = 0; forged < 2; forged++) {
 		skb = alloc_skb(w->len, GFP_KERNEL);
@@ -412,7 +476,9 @@ static void ovpn_aead_wire(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(wires); i++) {
 		kunit_info(test, "%s\n", wires[i].name);
-		ovpn_aead_test_wire_run(test, &wires[i]);
+		ovpn_aead_test_wire_run(test, &wires[i], false);
+		kunit_info(test, "%s, paged\n", wires[i].name);
+		ovpn_aead_test_wire_run(test, &wires[i], true);
 	}
 }
 

@@ -32,6 +32,8 @@ struct ovpn_peer;
  * @pktid: the packet id a queued packet is to be encrypted with (in the
  *	   epoch format, its counter in @ek's epoch)
  * @payload_offset: offset of the ciphertext in the packet
+ * @src_pages: page fragments an encryption apart reads from, which the
+ *	       packet no longer has; ovpn_aead_request_free() puts them
  * @crypt_ret: the AEAD's result, for a packet on the parallel path (an
  *	       errno fits)
  * @crypto_tmp_percpu: @crypto_tmp is a CPU's buffer
@@ -46,7 +48,8 @@ struct ovpn_cb {
 	struct ovpn_epoch_key *ek;
 	void *crypto_tmp;
 	u64 pktid;
-	u16 payload_offset;
+	u8 payload_offset;
+	u8 src_pages;
 	s16 crypt_ret;
 	bool crypto_tmp_percpu;
 	bool crypt_encrypt;
