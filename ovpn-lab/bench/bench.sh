@@ -46,8 +46,9 @@
 #
 # hostab: one boot with 4 CPUs runs bench/host-ab.sh, the script an
 #         operator runs on a real machine (root, no VM) for the same A/B,
-#         with short settings (defaults -t 3 -r 1 -s "1 4"): proof that it
-#         sets up, alternates the modules, tabulates and cleans up.  Its
+#         with short settings (defaults -t 3 -r 1 -s "1 4") and our
+#         parallel path too (-p): proof that it sets up, alternates the
+#         modules, turns the flag on, tabulates and cleans up.  Its
 #         table is printed, its files are in <outdir>/hostab/result/.
 #
 # Usage: bench.sh [-c "CPUS..."] [-r rounds] [-t seconds] [-s "STREAMS..."]
@@ -100,12 +101,13 @@ env="OVPN_KO=/src/$ko OVPN_CLI=/src/.build/ovpn-cli"
 
 if [ "$what" = hostab ]; then
 	lab_log "hostab: host-ab.sh in a 4-CPU guest, $rounds rounds of $secs s"
-	# Both modules, each stream count, a round: seconds and up to 15 more.
-	runs=$(($(wc -w <<<"$streams") * 2 * rounds))
+	# Both modules and our parallel path, each stream count, a round:
+	# seconds and up to 15 more.
+	runs=$(($(wc -w <<<"$streams") * 3 * rounds))
 	"$LAB_DIR/host/boot.sh" -c 4 -o "$out/hostab" \
 		-t $((runs * (secs + 15) + 600)) -- "$env" \
 		"$bench/host-ab.sh" -k "/src/$ko" -c /src/.build/ovpn-cli \
-		-r "$rounds" -t "$secs" -s "'$streams'" \
+		-r "$rounds" -t "$secs" -s "'$streams'" -p \
 		-o "/src/$out/hostab/result" >/dev/null ||
 		lab_die "the hostab boot failed (see $out/hostab/console.log)"
 	cat "$REPO_DIR/$out/hostab/result/table.txt"

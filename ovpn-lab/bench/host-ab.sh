@@ -24,19 +24,25 @@
 # the two, or where a namespace bench-a or bench-b exists; on exit,
 # Ctrl-C included, the namespaces go and the module is left as it was found.
 #
+# With -p our module runs each stream count a second time in its turn,
+# with the "parallel-crypto" private flag on at both devices (ethtool):
+# the parallel path, which spreads one peer's AEAD over every CPU, as
+# module "ours-par" in the results and a column of its own in the table.
+#
 # In DIR (-o; default ./host-ab-<time>): results.jsonl (a JSON object a run,
 # bench_run's), table.txt, and with perf c2c-<module>.data, .txt (the
 # report) and .summary.
 #
 # Usage: host-ab.sh -k OURS.ko -c OVPN-CLI [-s "STREAMS..."] [-t seconds]
 #                   [-r rounds] [-T udp|tcp] [-C aes128|chachapoly]
-#                   [-u UPSTREAM.ko] [-a CPUS] [-b CPUS] [-n] [-o DIR]
+#                   [-u UPSTREAM.ko] [-a CPUS] [-b CPUS] [-n] [-p] [-o DIR]
 #   defaults: -s "1 8 32" -t 10 -r 5 -T udp -C aes128; -a, -b: the CPUs
-#   (taskset -c list) of the iperf3 client and server; -n: no perf c2c.
+#   (taskset -c list) of the iperf3 client and server; -n: no perf c2c;
+#   -p: our parallel path too.
 
 set -eu
 
-usage="usage: host-ab.sh -k OURS.ko -c OVPN-CLI [-s streams] [-t s] [-r rounds] [-T udp|tcp] [-C aes128|chachapoly] [-u UPSTREAM.ko] [-a cpus] [-b cpus] [-n] [-o dir]"
+usage="usage: host-ab.sh -k OURS.ko -c OVPN-CLI [-s streams] [-t s] [-r rounds] [-T udp|tcp] [-C aes128|chachapoly] [-u UPSTREAM.ko] [-a cpus] [-b cpus] [-n] [-p] [-o dir]"
 
 die()
 {
@@ -45,9 +51,9 @@ die()
 }
 
 ko='' cli='' streams="1 8 32" secs=10 rounds=5 transport=udp cipher=aes128
-upstream_ko='' client_cpus='' server_cpus='' use_perf=1
+upstream_ko='' client_cpus='' server_cpus='' use_perf=1 parallel=0
 out=host-ab-$(date +%Y%m%d-%H%M%S)
-while getopts k:c:s:t:r:T:C:u:a:b:no:h opt; do
+while getopts k:c:s:t:r:T:C:u:a:b:npo:h opt; do
 	case $opt in
 	k) ko=$OPTARG ;;
 	c) cli=$OPTARG ;;
@@ -60,6 +66,7 @@ while getopts k:c:s:t:r:T:C:u:a:b:no:h opt; do
 	a) client_cpus=$OPTARG ;;
 	b) server_cpus=$OPTARG ;;
 	n) use_perf=0 ;;
+	p) parallel=1 ;;
 	o) out=$OPTARG ;;
 	h)
 		echo "$usage"
@@ -91,6 +98,8 @@ command -v iperf3 >/dev/null || die "iperf3 is not installed"
 for tool in ip nsenter jq readelf modinfo modprobe insmod rmmod ping taskset; do
 	command -v "$tool" >/dev/null || die "$tool is not installed"
 done
+[ "$parallel" = 0 ] || command -v ethtool >/dev/null ||
+	die "ethtool is not installed (-p sets the parallel-crypto flag)"
 [ -f "$ko" ] || die "our module $ko: no such file"
 [ -x "$cli" ] || die "ovpn-cli $cli: no such executable"
 ko=$(readlink -f "$ko")
@@ -288,6 +297,16 @@ turn()
 	if [ "$perf" = 1 ] && [ "$round" = 1 ]; then
 		c2c "$module" "$max"
 	fi
+	if [ "$module" = ours ] && [ "$parallel" = 1 ]; then
+		# The same tunnel, its crypto now on every CPU: the flag
+		# takes effect from the next packet.
+		in_a ethtool --set-priv-flags tun-a parallel-crypto on
+		in_b ethtool --set-priv-flags tun-b parallel-crypto on
+		for n in $streams; do
+			bench_run "$jsonl" "$round" ours-par "$transport" \
+				"$cipher" "$n" iperf "$n"
+		done
+	fi
 	bench_tunnel_down
 	bench_unload
 }
@@ -306,31 +325,37 @@ wait_until tcp_listening "$BENCH_B" 5201
 bench_alternate "$rounds" : turn
 
 # The table: per stream count, the medians of the rounds in Gbit/s and
-# ours over upstream's.
+# ours over upstream's; with -p, the parallel path's and its ratio too.
 {
 	echo "ovpn A/B: $transport, $cipher, one peer, iperf3 -P N, $secs s a run," \
 		"rounds: $rounds (medians); $(nproc) CPUs, $kver"
-	printf '%8s %12s %16s  %s\n' streams "ours Gbit/s" "upstream Gbit/s" \
+	printf '%8s %12s %16s  %-18s' streams "ours Gbit/s" "upstream Gbit/s" \
 		"ours/upstream"
+	[ "$parallel" = 0 ] ||
+		printf ' %16s  %s' "ours-par Gbit/s" "ours-par/upstream"
+	echo
 	jq -rs '
 	def median: map(select(. != null)) | sort | length as $n |
 		if $n == 0 then null
 		elif $n % 2 == 1 then .[($n - 1) / 2]
 		else (.[$n / 2 - 1] + .[$n / 2]) / 2 end;
 	group_by(.streams)[] | . as $runs |
-	[.[0].streams] + ([("ours", "upstream") as $m |
+	[.[0].streams] + ([("ours", "upstream", "ours-par") as $m |
 		[$runs[] | select(.module == $m) | .mbps] | median] |
 		map(if . == null then null else . / 1000 end)) | @tsv' "$jsonl" |
-	awk -F '\t' '{
-		if ($2 == "" || $3 == "" || $3 == 0) {
-			printf "%8s %12s %16s  %s\n", $1,
-				$2 == "" ? "failed" : sprintf("%.3f", $2),
-				$3 == "" ? "failed" : sprintf("%.3f", $3), "-"
-			next
-		}
-		r = $2 / $3
-		printf "%8s %12.3f %16.3f  %.3f (%+.1f%%)\n", $1, $2, $3, r,
-			(r - 1) * 100
+	awk -F '\t' -v par="$parallel" '
+	function gbps(v) { return v == "" ? "failed" : sprintf("%.3f", v) }
+	function ratio(a, b) {
+		if (a == "" || b == "" || b == 0)
+			return "-"
+		return sprintf("%.3f (%+.1f%%)", a / b, (a / b - 1) * 100)
+	}
+	{
+		printf "%8s %12s %16s  %-18s", $1, gbps($2), gbps($3),
+			ratio($2, $3)
+		if (par)
+			printf " %16s  %s", gbps($4), ratio($4, $3)
+		printf "\n"
 	}'
 } | tee "$out/table.txt"
 for f in "$out"/c2c-*.summary; do
