@@ -28,6 +28,14 @@
  * CPU's (struct ovpn_aead_out), which becomes the packet's one fragment;
  * the header stays in the linear part.  IPsec's ESP output does the same.
  *
+ * A received packet is decrypted where it lies, fragments included, when
+ * they are its own to write: the pages a driver filled, or those of a
+ * local sender's packet that veth handed over.  skb_cow_data() would copy
+ * every byte of those into a new linear part first, and does so only
+ * for the rest (a clone a tap also holds, a frag_list, pages a sender
+ * shared by splice or zerocopy).  IPsec's ESP input does the same;
+ * WireGuard and upstream's driver call skb_cow_data() on every packet.
+ *
  * Both directions run in softirq or with BH disabled: nothing here may
  * sleep.  The request, scatterlist and IV of a packet live in a buffer of
  * the CPU it runs on (struct ovpn_aead_scratch), so that a packet
@@ -309,11 +317,24 @@ static int ovpn_aead_map(struct sk_buff *skb, const struct ovpn_aead_layout *l,
 }
 
 /*
+ * Whether a packet's fragments may be written, or taken apart, by us
+ * alone: nobody else holds its shared info (a clone), its fragments are
+ * plain pages in this skb (no frag_list, no zerocopy user pages, none
+ * that only a device can read).
+ */
+static bool ovpn_aead_frags_own(struct sk_buff *skb)
+{
+	return !skb_cloned(skb) && !skb_has_frag_list(skb) &&
+	       !skb_zcopy(skb) && skb_frags_readable(skb);
+}
+
+/*
  * The in-place request of both directions of both formats, once the
  * header is at skb->data.  The data must be ours alone (skb_cow_data(),
- * which may move it: the header is read after it); a packet to encrypt in
- * a format whose tag ends it gets the room for the tag there.  *@len is
- * the text's length.
+ * which may move it: the header is read after it), except for a received
+ * packet whose fragments are its own (see the top of this file); a packet
+ * to encrypt in a format whose tag ends it gets the room for the tag
+ * there.  *@len is the text's length.
  */
 static struct aead_request *
 ovpn_aead_map_in_place(struct crypto_aead *tfm,
@@ -326,11 +347,16 @@ ovpn_aead_map_in_place(struct crypto_aead *tfm,
 	struct scatterlist *sg;
 	int nsg, ret;
 
-	nsg = skb_cow_data(skb, tail, &trailer);
-	if (unlikely(nsg < 0))
-		return ERR_PTR(nsg);
-	if (tail)
-		pskb_put(skb, trailer, tail);
+	if (decrypt && ovpn_aead_frags_own(skb) && !skb_has_shared_frag(skb)) {
+		/* The linear part and each fragment. */
+		nsg = 1 + skb_shinfo(skb)->nr_frags;
+	} else {
+		nsg = skb_cow_data(skb, tail, &trailer);
+		if (unlikely(nsg < 0))
+			return ERR_PTR(nsg);
+		if (tail)
+			pskb_put(skb, trailer, tail);
+	}
 	nsg += 2;	/* the AAD and the tag */
 	*len = skb->len - ovpn_aead_overhead(l);
 
@@ -371,8 +397,8 @@ ovpn_aead_map_apart(struct crypto_aead *tfm, const struct ovpn_aead_layout *l,
 	struct page *out;
 	int n, i;
 
-	if (!shinfo->nr_frags || skb_has_frag_list(skb) || skb_cloned(skb) ||
-	    skb_zcopy(skb) || skb->pp_recycle || !skb_frags_readable(skb))
+	/* Page pool pages are not put with put_page(), as the AEAD's are. */
+	if (!shinfo->nr_frags || !ovpn_aead_frags_own(skb) || skb->pp_recycle)
 		return NULL;
 
 	*len = skb->len - l->text_off;

@@ -346,9 +346,28 @@ static void ovpn_aead_test_apart(struct kunit *test, struct sk_buff *skb,
 	KUNIT_EXPECT_EQ(test, p[1000 + second], 0xee);
 }
 
+/* Decrypt @skb with the key of @w's format, @key or @ekey. */
+static int ovpn_aead_test_wire_open(const struct ovpn_aead_test_wire *w,
+				    const struct ovpn_aead_key *key,
+				    const struct ovpn_aead_epoch_key *ekey,
+				    struct sk_buff *skb)
+{
+	int ret;
+
+	if (w->epoch)
+		return ovpn_aead_test_epoch_op(ekey, skb, 0, false);
+	memset(ovpn_skb_cb(skb), 0, sizeof(struct ovpn_cb));
+	local_bh_disable();
+	ret = ovpn_aead_decrypt(key, ovpn_aead_test_done, skb);
+	ovpn_aead_request_free(skb);
+	local_bh_enable();
+	return ret;
+}
+
 /*
  * Encrypt the plaintext, linear or @paged (encrypted apart, see aead.c),
- * and compare with the packet; decrypt the packet, and refuse it with
+ * and compare with the packet; a paged one is then decrypted in its
+ * fragment, not copied out of it.  Decrypt the packet, and refuse it with
  * its last byte (the tag of an epoch packet) changed.
  */
 static void ovpn_aead_test_wire_run(struct kunit *test,
@@ -398,26 +417,30 @@ static void ovpn_aead_test_wire_run(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, skb->len, w->len);
 	KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, 0, got, w->len), 0);
 	KUNIT_EXPECT_MEMEQ(test, got, w->packet, w->len);
-	if (page)
+	if (page) {
+		struct page *out = skb_frag_page(&skb_shinfo(skb)->frags[0]);
+
 		ovpn_aead_test_apart(test, skb, page, n, 0x10);
-	kfree_skb(skb);
-	if (page)
 		put_page(page);
+		ret = ovpn_aead_test_wire_open(w, &key, &ekey, skb);
+		ovpn_aead_test_check(test, ret);
+		KUNIT_EXPECT_EQ(test, skb_headlen(skb), off);
+		KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->nr_frags, 1);
+		KUNIT_EXPECT_TRUE(test,
+				  skb_frag_page(&skb_shinfo(skb)->frags[0]) ==
+				  out);
+		ovpn_aead_test_fill(want, n, 0x10);
+		KUNIT_ASSERT_EQ(test, skb_copy_bits(skb, off, got, n), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, want, n);
+	}
+	kfree_skb(skb);
 
 	for (forged = 0; forged < 2; forged++) {
 		skb = alloc_skb(w->len, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, skb);
 		skb_put_data(skb, w->packet, w->len);
 		skb->data[w->len - 1] ^= forged;
-		if (w->epoch) {
-			ret = ovpn_aead_test_epoch_op(&ekey, skb, 0, false);
-		} else {
-			memset(ovpn_skb_cb(skb), 0, sizeof(struct ovpn_cb));
-			local_bh_disable();
-			ret = ovpn_aead_decrypt(&key, ovpn_aead_test_done, skb);
-			ovpn_aead_request_free(skb);
-			local_bh_enable();
-		}
+		ret = ovpn_aead_test_wire_open(w, &key, &ekey, skb);
 		if (ret == -EINPROGRESS)
 			kunit_skip(test, "asynchronous AEAD");
 		KUNIT_EXPECT_EQ(test, ret, forged ? -EBADMSG : 0);
